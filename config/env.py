@@ -1,0 +1,48 @@
+"""The one place that reads the process environment.
+
+Every setting that can differ between a laptop, CI and production is read here and nowhere
+else, so `grep env.` over config/ lists the whole surface. Secrets have no production default.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+# A local, git-ignored .env file is a convenience for development only.
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+DEBUG: bool = env.bool("DJANGO_DEBUG", default=False)
+# Development keeps working without a secret; production (DEBUG off, not under tests) must set one.
+SECRET_KEY: str = env.str("SECRET_KEY", default="")
+ALLOWED_HOSTS: list[str] = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+DATA_DIR: Path = Path(env.str("SKYMARK_DATA_DIR", default=str(BASE_DIR / "var")))
+DATABASE_URL: str = env.str("DATABASE_URL", default="")
+REDIS_URL: str = env.str("REDIS_URL", default="")
+MEDIA_ROOT: Path = Path(env.str("MEDIA_ROOT", default=str(DATA_DIR / "media")))
+STATIC_ROOT: Path = Path(env.str("STATIC_ROOT", default=str(DATA_DIR / "static")))
+BROKER_DIR: Path = Path(env.str("CELERY_BROKER_DIR", default=str(DATA_DIR / "broker")))
+CELERY_TASK_ALWAYS_EAGER: bool = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+
+# S3-compatible storage (MinIO in docker-compose). Empty bucket = local media folder.
+S3_BUCKET: str = env.str("S3_BUCKET", default="")
+S3_ENDPOINT_URL: str = env.str("S3_ENDPOINT_URL", default="")
+S3_ACCESS_KEY_ID: str = env.str("S3_ACCESS_KEY_ID", default="")
+S3_SECRET_ACCESS_KEY: str = env.str("S3_SECRET_ACCESS_KEY", default="")
+S3_REGION: str = env.str("S3_REGION", default="us-east-1")
+
+FFMPEG_BIN: str = env.str("FFMPEG_BIN", default="ffmpeg")
+FFPROBE_BIN: str = env.str("FFPROBE_BIN", default="ffprobe")
+KEYFRAME_FPS: float = env.float("KEYFRAME_FPS", default=1.0)
+# Refuse images with more pixels than this before decoding them (decompression bombs).
+MAX_IMAGE_PIXELS: int = env.int("MAX_IMAGE_PIXELS", default=400_000_000)
+# Comma-separated label set for marks; empty means the built-in set (annotator/labels.py).
+LABELS: list[str] = [x.strip() for x in env.str("SKYMARK_LABELS", default="").split(",") if x.strip()]
+MAX_UPLOAD_MB: int = env.int("MAX_UPLOAD_MB", default=2048)
+LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO")

@@ -1,0 +1,29 @@
+"""Django REST framework and the OpenAPI schema."""
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 100,
+    "EXCEPTION_HANDLER": "annotator.exceptions.api_exception_handler",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Skymark API",
+    "DESCRIPTION": "UAV-satellite cross-view benchmark building: scenes, marks, items, reviews, releases.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "MarkKindEnum": "annotator.models.Mark.Kind",
+        "MediaJobKindEnum": "annotator.models.MediaJob.Kind",
+        "MediaJobStateEnum": "annotator.models.MediaJob.State",
+        "ItemStateEnum": "annotator.models.Item.State",
+    },
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Run Skymark on the embedded default: SQLite (WAL), local media, filesystem Celery broker,
+# one worker process beside gunicorn. Environment variables override every default (README).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=.venv/bin
+export SKYMARK_DATA_DIR="${SKYMARK_DATA_DIR:-$PWD/var}"
+mkdir -p "$SKYMARK_DATA_DIR"
+if [[ -z "${SECRET_KEY:-}" ]]; then
+  # Generated once per install and kept out of git; production sets SECRET_KEY itself.
+  [[ -s "$SKYMARK_DATA_DIR/secret_key" ]] || "$BIN/python" -c 'import secrets; print(secrets.token_urlsafe(50))' \
+    > "$SKYMARK_DATA_DIR/secret_key"
+  SECRET_KEY="$(cat "$SKYMARK_DATA_DIR/secret_key")"
+  export SECRET_KEY
+fi
+HOST="${HOST:-127.0.0.1}"
+PORT="${PORT:-8000}"
+
+"$BIN/python" manage.py migrate --noinput
+"$BIN/python" manage.py collectstatic --noinput -v 0
+"$BIN/python" manage.py seed_demo
+
+"$BIN/celery" -A config worker --pool=solo -Q media,gpu -l info --without-gossip --without-mingle \
+  --without-heartbeat &
+worker=$!
+trap 'kill "$worker" 2>/dev/null; wait "$worker" 2>/dev/null' EXIT INT TERM
+
+echo "Skymark: http://$HOST:$PORT/  (log in with a demo user printed above; Ctrl-C stops)"
+"$BIN/gunicorn" config.wsgi:application --bind "$HOST:$PORT" --workers 2 --threads 4 --timeout 120 \
+  --access-logfile - &
+web=$!
+trap 'kill "$web" "$worker" 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
+wait -n "$web" "$worker"

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install the Debian packages Skymark needs when they are missing: ffmpeg and libvips always,
+# chromium for the browser tests.
+# Usage: scripts/system-deps.sh [--with-browser]
+set -euo pipefail
+
+need=()
+command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1 || need+=(ffmpeg)
+# libvips builds the satellite tile pyramids (pyvips loads it); vips is its command line, used by bench/.
+command -v vips >/dev/null 2>&1 || need+=(libvips42 libvips-tools)
+if [[ "${1:-}" == "--with-browser" ]] && [[ ! -x /usr/bin/chromium ]]; then
+  need+=(chromium)
+fi
+[[ ${#need[@]} -eq 0 ]] && exit 0
+
+echo "Installing Debian packages: ${need[*]}"
+if [[ $(id -u) -eq 0 ]]; then
+  apt=(apt-get)
+elif command -v sudo >/dev/null 2>&1; then
+  apt=(sudo apt-get)
+else
+  echo "error: ${need[*]} missing and this user cannot run apt-get; install them and retry." >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${apt[@]}" update -qq
+"${apt[@]}" install -y -qq --no-install-recommends "${need[@]}" >/dev/null
