@@ -1,0 +1,308 @@
+"""Drone telemetry over video time: GoPro GPMF in the file, or an uploaded CSV / DJI SRT track.
+
+GPMF is a KLV stream (GoPro's open format, github.com/gopro/gpmf-parser): 4-char key, a type char,
+a struct size byte and a 16-bit repeat count, payload padded to 4 bytes, big-endian; type 0 nests.
+Each data-track packet covers its own stretch of video time, and the samples in it are spread evenly
+over that stretch.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+import struct
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import MediaError
+from .probe import failure_reason, require_file, run_ffprobe
+
+
+@dataclass(frozen=True)
+class TelemetrySample:
+    time_s: float
+    lat: float
+    lon: float
+    alt_m: float | None = None
+    heading_deg: float | None = None
+    speed_mps: float | None = None
+
+
+# GPMF type chars -> struct codes (the ones position records use; q/Q fixed point are not needed here).
+_TYPES = {"b": "b", "B": "B", "s": "h", "S": "H", "l": "i", "L": "I", "f": "f", "d": "d", "j": "q", "J": "Q"}
+
+
+class _GpmfError(ValueError):
+    """A GPMF payload that cannot be parsed; read_gpmf adds the file name."""
+
+
+@dataclass
+class _Klv:
+    key: str
+    type: str
+    size: int
+    repeat: int
+    body: bytes
+
+
+def _walk(buf: bytes) -> Iterator[list[_Klv]]:
+    """Yield the KLV items of each innermost container (a GPMF stream: STNM, TYPE, SCAL, data ...)."""
+    items: list[_Klv] = []
+    i = 0
+    while i + 8 <= len(buf):
+        key = buf[i : i + 4].decode("latin-1")
+        kind, size, repeat = buf[i + 4], buf[i + 5], struct.unpack(">H", buf[i + 6 : i + 8])[0]
+        length = size * repeat
+        body = buf[i + 8 : i + 8 + length]
+        if len(body) < length:
+            raise _GpmfError(f"{key} is cut short ({len(body)} of {length} bytes)")
+        if kind == 0:
+            yield from _walk(body)
+        else:
+            items.append(_Klv(key, chr(kind), size, repeat, body))
+        i += 8 + (length + 3) // 4 * 4  # payloads are padded to 32 bits
+    if items:
+        yield items
+
+
+def _values(item: _Klv, type_string: str | None) -> list[tuple[Any, ...]]:
+    """Decode a data item into rows: a complex ('?') item by its TYPE string, else by its own type."""
+    if item.type == "?":
+        unknown = sorted(set(type_string or "") - set(_TYPES))
+        if not type_string or unknown:
+            raise _GpmfError(f"{item.key} has an unusable TYPE description {type_string!r}")
+        fmt = ">" + "".join(_TYPES[c] for c in type_string)
+    else:
+        code = _TYPES.get(item.type)
+        if code is None:
+            return []
+        fmt = ">" + code * (item.size // struct.calcsize(">" + code))
+    if struct.calcsize(fmt) != item.size:
+        raise _GpmfError(f"{item.key}: record size {item.size} does not match its type")
+    return [struct.unpack_from(fmt, item.body, k * item.size) for k in range(item.repeat)]
+
+
+def _scaled(rows: list[tuple[Any, ...]], scal: list[float]) -> list[list[float]]:
+    """Divide by SCAL: one divisor for every field, or one per field."""
+    if not scal:
+        return [list(map(float, r)) for r in rows]
+    scales = scal if len(scal) > 1 else scal * len(rows[0])
+    return [[v / (s or 1) for v, s in zip(r, scales, strict=False)] for r in rows]
+
+
+_Row = tuple[float, float, float | None, float | None, float | None]
+
+
+def _samples_in(payload: bytes) -> list[_Row]:
+    """(lat, lon, alt, heading, speed) rows of a payload: the Karma's 'Position' (GLPI) when present,
+    else the camera's GPS5 (lat, lon, alt, 2D speed, 3D speed) or GPS9 (HERO11+: the same first five)."""
+    glpi: list[_Row] = []
+    gps: list[_Row] = []
+    for items in _walk(payload):
+        by_key = {it.key: it for it in items}
+        type_string = by_key["TYPE"].body.decode("latin-1").rstrip("\0") if "TYPE" in by_key else None
+        scal = [float(v[0]) for v in _values(by_key["SCAL"], None)] if "SCAL" in by_key else []
+        if "GLPI" in by_key:
+            for r in _scaled(_values(by_key["GLPI"], type_string), scal):
+                # time since boot, lat, lon, alt MSL, relative alt, vx, vy, vz, heading
+                glpi.append((r[1], r[2], r[3], r[8], (r[5] ** 2 + r[6] ** 2) ** 0.5))
+        for key in ("GPS5", "GPS9"):
+            if key in by_key:
+                for r in _scaled(_values(by_key[key], type_string), scal):
+                    gps.append((r[0], r[1], r[2], None, r[3]))
+    return glpi or gps
+
+
+def _gpmf_stream(video: Path, ffprobe_bin: str) -> tuple[int, float] | None:
+    """(stream index, video start s) of the GPMF track, or None without one."""
+    out, _ = run_ffprobe(video, ffprobe_bin, "-show_entries", "stream=index,codec_type,codec_tag_string,start_time",
+                         "-of", "json")  # fmt: skip
+    streams = json.loads(out or "{}").get("streams", [])
+    video_start = next((float(s.get("start_time") or 0) for s in streams if s.get("codec_type") == "video"), 0.0)
+    index = next((int(s["index"]) for s in streams if s.get("codec_tag_string") == "gpmd"), None)
+    return None if index is None else (index, video_start)
+
+
+def _packets(video: Path, index: int, ffprobe_bin: str, ffmpeg_bin: str) -> list[tuple[float, float, bytes]]:
+    """(start s, duration s, payload) of each packet of the data stream: times from ffprobe, the bytes
+    from one ffmpeg copy of the stream, cut apart by the packet sizes."""
+    out, _ = run_ffprobe(video, ffprobe_bin, "-select_streams", str(index),
+                         "-show_entries", "packet=pts_time,duration_time,size", "-of", "json")  # fmt: skip
+    packets = json.loads(out or "{}").get("packets", [])
+    cmd = [
+        ffmpeg_bin,
+        "-v",
+        "error",
+        "-nostdin",
+        "-i",
+        str(video),
+        "-map",
+        f"0:{index}",
+        "-c",
+        "copy",
+        "-f",
+        "data",
+        "-",
+    ]
+    try:
+        raw = subprocess.run(cmd, capture_output=True, check=False)
+    except FileNotFoundError as exc:
+        raise MediaError(f"{ffmpeg_bin} is not installed; install ffmpeg") from exc
+    sizes = [int(p["size"]) for p in packets]
+    if raw.returncode != 0 or len(raw.stdout) != sum(sizes):
+        reason = failure_reason(video, raw.stderr.decode(errors="replace"), "ffmpeg could not copy it out")
+        raise MediaError(f"{video.name}: the GPMF telemetry track cannot be read ({reason})")
+    starts = [float(p.get("pts_time") or 0) for p in packets]
+    result, offset = [], 0
+    for n, (packet, size) in enumerate(zip(packets, sizes, strict=True)):
+        # A packet without a duration lasts until the next one starts.
+        duration = float(packet.get("duration_time") or 0) or (starts[n + 1] - starts[n] if n + 1 < len(starts) else 0)
+        result.append((starts[n], duration, raw.stdout[offset : offset + size]))
+        offset += size
+    return result
+
+
+def read_gpmf(video: Path, *, ffprobe_bin: str = "ffprobe", ffmpeg_bin: str = "ffmpeg") -> list[TelemetrySample]:
+    """Positions from a GoPro file's GPMF track, in seconds from the video's first frame; [] when the
+    file has no GPMF track. Samples in a packet are spread evenly over the video time it covers;
+    samples before the video starts and those without a GPS lock (0, 0) are left out."""
+    require_file(video)
+    found = _gpmf_stream(video, ffprobe_bin)
+    if found is None:
+        return []
+    index, video_start = found
+    samples = []
+    for start, duration, payload in _packets(video, index, ffprobe_bin, ffmpeg_bin):
+        try:
+            rows = _samples_in(payload)
+        except (_GpmfError, struct.error) as exc:
+            raise MediaError(f"{video.name}: the GPMF telemetry track is damaged at {start:.2f} s ({exc})") from exc
+        for k, (lat, lon, alt, heading, speed) in enumerate(rows):
+            t = start - video_start + duration * k / len(rows)
+            if (lat == 0 and lon == 0) or t < 0:
+                continue
+            samples.append(TelemetrySample(round(t, 4), lat, lon, alt, heading, speed))
+    return sorted(samples, key=lambda s: s.time_s)
+
+
+# Accepted CSV header names (case-insensitive) for each field.
+_CSV_COLUMNS = {
+    "time_s": ("time_s", "t", "seconds", "time", "video_time_s"),
+    "lat": ("lat", "latitude"),
+    "lon": ("lon", "lng", "long", "longitude"),
+    "alt_m": ("alt", "alt_m", "altitude", "altitude_m", "alt_msl_m"),
+    "heading_deg": ("heading", "heading_deg", "yaw", "yaw_deg"),
+    "speed_mps": ("speed", "speed_mps", "speed_m_s"),
+}
+
+
+def _checked(
+    path: Path, where: str, sample: TelemetrySample, names: tuple[str, str] = ("latitude", "longitude")
+) -> TelemetrySample:
+    """Refuse a position off the globe or a time before the video, naming the place and the column."""
+    for name, value, limit in ((names[0], sample.lat, 90), (names[1], sample.lon, 180)):
+        if not -limit <= value <= limit:
+            raise MediaError(
+                f"{path.name}: {where}: {name} {value} is outside -{limit}..{limit}, so "
+                f"({sample.lat}, {sample.lon}) is not a WGS84 lat/lon"
+            )
+    if not math.isfinite(sample.time_s):
+        raise MediaError(f"{path.name}: {where}: time {sample.time_s} is not a number of seconds")
+    if sample.time_s < 0:
+        raise MediaError(f"{path.name}: {where}: time {sample.time_s} s is before the video starts")
+    return sample
+
+
+def _finish(path: Path, samples: list[TelemetrySample]) -> list[TelemetrySample]:
+    if not samples:
+        raise MediaError(f"{path.name}: the track has no samples")
+    return sorted(samples, key=lambda s: s.time_s)
+
+
+def _header_map(path: Path, header: list[str]) -> dict[str, str]:
+    lower = {h.strip().lower(): h for h in header}
+    found = {}
+    for field, names in _CSV_COLUMNS.items():
+        match = next((lower[n] for n in names if n in lower), None)
+        if match is not None:
+            found[field] = match
+    missing = [f for f in ("time_s", "lat", "lon") if f not in found]
+    if missing:
+        raise MediaError(f"{path.name}: no column for {', '.join(missing)} (have: {', '.join(header)})")
+    return found
+
+
+def read_csv_track(path: Path) -> list[TelemetrySample]:
+    """A CSV with time (s from the video start), lat, lon and optional alt, heading, speed."""
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as fh:
+            reader = csv.DictReader(fh)
+            columns = _header_map(path, list(reader.fieldnames or []))
+            samples = []
+            for line, row in enumerate(reader, 2):
+                values: dict[str, float | None] = {}
+                for field, column in columns.items():
+                    text = (row.get(column) or "").strip()
+                    if not text and field in ("time_s", "lat", "lon"):
+                        raise MediaError(f"{path.name}: line {line}: {column} is empty")
+                    try:
+                        values[field] = float(text) if text else None
+                    except ValueError:
+                        raise MediaError(f"{path.name}: line {line}: {column} {text!r} is not a number") from None
+                sample = TelemetrySample(**values)  # type: ignore[arg-type]
+                samples.append(_checked(path, f"line {line}", sample, (columns["lat"], columns["lon"])))
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise MediaError(f"{path.name}: not a readable CSV ({exc})") from exc
+    return _finish(path, samples)
+
+
+_SRT_TIME = re.compile(r"(\d+):(\d+):(\d+)[,.](\d+)\s*-->")
+# Some DJI firmware spells it "longtitude".
+_SRT_FIELD = re.compile(r"\[?(latitude|longt?itude|rel_alt|abs_alt|altitude)\s*[:=]\s*(-?[\d.]+)", re.IGNORECASE)
+_SRT_GPS = re.compile(r"GPS\s*\(\s*(-?[\d.]+)\s*,\s*(-?[\d.]+)\s*,\s*(-?[\d.]+)")
+
+
+def _srt_cue(path: Path, number: int, block: str) -> TelemetrySample | None:
+    when = _SRT_TIME.search(block)
+    if when is None:
+        return None
+    h, m, s, frac = when.groups()
+    t = int(h) * 3600 + int(m) * 60 + int(s) + int(frac) / 10 ** len(frac)
+    fields = {k.lower().replace("longtitude", "longitude"): float(v) for k, v in _SRT_FIELD.findall(block)}
+    if "latitude" in fields and "longitude" in fields:
+        alt = fields.get("abs_alt", fields.get("altitude", fields.get("rel_alt")))
+        return _checked(path, f"cue {number}", TelemetrySample(t, fields["latitude"], fields["longitude"], alt))
+    gps = _SRT_GPS.search(block)
+    if gps:  # older DJI firmware: GPS(lon, lat, alt)
+        lon, lat, alt = (float(v) for v in gps.groups())
+        return _checked(path, f"cue {number}", TelemetrySample(t, lat, lon, alt))
+    return None
+
+
+def read_srt_track(path: Path) -> list[TelemetrySample]:
+    """A DJI flight SRT: one cue per frame or second with [latitude: ..] [longitude: ..] [rel_alt: ..
+    abs_alt: ..], or GPS(lon, lat, alt) from older firmware. Cues without a position are skipped."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise MediaError(f"{path.name}: not a readable SRT ({exc})") from exc
+    blocks = [b for b in re.split(r"\n\s*\n", text.replace("\r\n", "\n")) if b.strip()]
+    samples = [s for n, b in enumerate(blocks, 1) if (s := _srt_cue(path, n, b)) is not None]
+    return _finish(path, samples)
+
+
+def read_track(path: Path) -> list[TelemetrySample]:
+    """An uploaded track by its suffix: .csv or .srt."""
+    if not path.is_file():
+        raise MediaError(f"{path.name}: file not found")
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return read_csv_track(path)
+    if suffix == ".srt":
+        return read_srt_track(path)
+    raise MediaError(f"{path.name}: a telemetry track is a .csv or a DJI .srt file")
