@@ -1,0 +1,8 @@
+from django.http import HttpRequest
+
+from .roles import ADMIN, ANNOTATOR, REVIEWER, user_roles
+
+
+def roles(request: HttpRequest) -> dict[str, bool]:
+    names = user_roles(request.user)
+    return {"is_annotator": ANNOTATOR in names, "is_reviewer": REVIEWER in names, "is_admin": ADMIN in names}

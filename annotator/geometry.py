@@ -1,0 +1,140 @@
+"""Validation of mark geometry in image pixels (shapely), with field messages for people."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from shapely.geometry import LineString, Point, Polygon
+from shapely.geometry.base import BaseGeometry
+from shapely.validation import explain_validity
+
+
+def _xy(value: Any, field: str) -> tuple[float, float]:
+    if not (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and all(isinstance(v, int | float) and math.isfinite(v) for v in value)
+    ):
+        raise ValidationError({field: f"expected [x, y] in pixels, got {value!r}"})
+    return float(value[0]), float(value[1])
+
+
+def _inside(points: list[tuple[float, float]], width: int, height: int) -> None:
+    for i, (x, y) in enumerate(points):
+        if not (0 <= x <= width and 0 <= y <= height):
+            raise ValidationError(
+                {"geometry": f"vertex {i} ({x:.1f}, {y:.1f}) is outside the {width}x{height} px satellite image"}
+            )
+
+
+def _coords(geometry: dict[str, Any]) -> Any:
+    coords = geometry.get("coordinates")
+    if coords is None:
+        raise ValidationError({"geometry": "missing 'coordinates'"})
+    return coords
+
+
+def _point(geometry: dict[str, Any]) -> tuple[BaseGeometry, list[tuple[float, float]]]:
+    xy = _xy(_coords(geometry), "geometry")
+    return Point(xy), [xy]
+
+
+def _polyline(geometry: dict[str, Any]) -> tuple[BaseGeometry, list[tuple[float, float]]]:
+    pts = [_xy(p, "geometry") for p in _coords(geometry)]
+    if len(pts) < 2:
+        raise ValidationError({"geometry": "a trajectory needs at least 2 vertices"})
+    return LineString(pts), pts
+
+
+def _polygon(geometry: dict[str, Any]) -> tuple[BaseGeometry, list[tuple[float, float]]]:
+    rings = _coords(geometry)
+    if not isinstance(rings, list) or len(rings) != 1:
+        raise ValidationError({"geometry": "a region is one outer ring: [[[x, y], ...]] (no holes)"})
+    pts = [_xy(p, "geometry") for p in rings[0]]
+    if len(pts) > 1 and pts[0] == pts[-1]:
+        pts = pts[:-1]
+    if len(set(pts)) < 3:
+        raise ValidationError({"geometry": "a region needs at least 3 distinct vertices"})
+    poly = Polygon(pts)
+    if not poly.is_valid:
+        raise ValidationError({"geometry": f"the region is not a simple polygon ({explain_validity(poly)})"})
+    if poly.area <= 0:
+        raise ValidationError({"geometry": "the region has no area"})
+    return poly, pts
+
+
+def _ellipse(geometry: dict[str, Any]) -> tuple[BaseGeometry, list[tuple[float, float]]]:
+    cx, cy = _xy(geometry.get("center"), "geometry")
+    radii = geometry.get("radii")
+    rx, ry = _xy(radii, "geometry")
+    if rx <= 0 or ry <= 0:
+        raise ValidationError({"geometry": "ellipse radii must be positive"})
+    rot = geometry.get("rotation", 0)
+    if not isinstance(rot, int | float) or not math.isfinite(rot):
+        raise ValidationError({"geometry": "ellipse rotation must be a number of degrees"})
+    poly = ellipse_polygon(cx, cy, rx, ry, float(rot))
+    return poly, list(poly.exterior.coords)
+
+
+def ellipse_polygon(cx: float, cy: float, rx: float, ry: float, rotation_deg: float, n: int = 64) -> Polygon:
+    t = math.radians(rotation_deg)
+    pts = []
+    for k in range(n):
+        a = 2 * math.pi * k / n
+        x, y = rx * math.cos(a), ry * math.sin(a)
+        pts.append((cx + x * math.cos(t) - y * math.sin(t), cy + x * math.sin(t) + y * math.cos(t)))
+    return Polygon(pts)
+
+
+_PARSERS = {
+    "point": ("Point", _point),
+    "polyline": ("LineString", _polyline),
+    "polygon": ("Polygon", _polygon),
+    "ellipse": ("Ellipse", _ellipse),
+}
+
+
+def validate_geometry(kind: str, geometry: Any, *, width: int, height: int) -> BaseGeometry:
+    """Check a mark's geometry against its kind and the image bounds; returns the shapely shape."""
+    if kind not in _PARSERS:
+        raise ValidationError({"kind": f"unknown mark kind {kind!r}"})
+    expected, parse = _PARSERS[kind]
+    if not isinstance(geometry, dict) or geometry.get("type") != expected:
+        raise ValidationError({"geometry": f"a {kind} mark needs geometry of type {expected!r}"})
+    shape, pts = parse(geometry)
+    _inside(pts, width, height)
+    return shape
+
+
+def region_shape(kind: str, geometry: dict[str, Any]) -> BaseGeometry:
+    """The area a region-like mark covers (polygon or ellipse), for templates."""
+    return _PARSERS[kind][1](geometry)[0]
+
+
+def geometry_lonlat(geometry: dict[str, Any], ref: Any) -> dict[str, Any] | None:
+    """The same geometry in WGS84 [lon, lat] (GeoJSON order) through a GeoReference, or None.
+    An ellipse becomes its centre plus the outline as a polygon, since radii in degrees mean nothing."""
+    if ref is None:
+        return None
+
+    def ll(points: list[list[float]]) -> list[list[float]]:
+        xs = [p[0] for p in points]
+        ys = [p[1] for p in points]
+        lon, lat = ref.pixel_to_lonlat(xs, ys)
+        return [[round(float(a), 8), round(float(b), 8)] for a, b in zip(lon, lat, strict=True)]
+
+    kind = geometry.get("type")
+    if kind == "Point":
+        return {"type": "Point", "coordinates": ll([geometry["coordinates"]])[0]}
+    if kind == "LineString":
+        return {"type": "LineString", "coordinates": ll(geometry["coordinates"])}
+    if kind == "Polygon":
+        return {"type": "Polygon", "coordinates": [ll(ring) for ring in geometry["coordinates"]]}
+    if kind == "Ellipse":
+        (cx, cy), (rx, ry) = geometry["center"], geometry["radii"]
+        outline = ellipse_polygon(cx, cy, rx, ry, float(geometry.get("rotation", 0)), n=32)
+        ring = [list(p) for p in outline.exterior.coords]
+        return {"type": "Polygon", "coordinates": [ll(ring)], "center": ll([[cx, cy]])[0]}
+    return None

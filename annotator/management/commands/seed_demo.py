@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandParser
+
+from annotator.roles import ADMIN, ANNOTATOR, REVIEWER
+
+DEMO_USERS = [
+    ("admin", ADMIN),
+    ("annotator", ANNOTATOR),
+    ("annotator2", ANNOTATOR),
+    ("reviewer1", REVIEWER),
+    ("reviewer2", REVIEWER),
+]
+
+
+class Command(BaseCommand):
+    help = "Create demo users for each role (printing their passwords) and import the demo scenes."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--manifest", type=Path, default=Path(settings.BASE_DIR) / "demo" / "manifest.json")
+        parser.add_argument(
+            "--credentials",
+            type=Path,
+            default=Path(settings.MEDIA_ROOT).parent / "demo-credentials.txt",
+            help="where generated passwords are kept between runs",
+        )
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        passwords = self._passwords(opts["credentials"])
+        User = get_user_model()  # noqa: N806
+        for username, role in DEMO_USERS:
+            user, _ = User.objects.get_or_create(username=username, defaults={"email": f"{username}@example.org"})
+            user.set_password(passwords[username])
+            user.is_staff = user.is_superuser = role == ADMIN
+            user.save()
+            user.groups.set([Group.objects.get(name=role)])
+        call_command(
+            "import_scenes",
+            str(opts["manifest"]),
+            "--as-user",
+            "admin",
+            "--skip-existing",
+            stdout=self.stdout,
+            stderr=self.stderr,
+        )
+        self.stdout.write(self.style.SUCCESS("\nDemo users (role: username / password):"))
+        for username, role in DEMO_USERS:
+            self.stdout.write(f"  {role:<10} {username:<11} / {passwords[username]}")
+
+    def _passwords(self, path: Path) -> dict[str, str]:
+        """Random per install, kept in a file next to the media folder so a restart keeps them."""
+        known: dict[str, str] = {}
+        if path.is_file():
+            for line in path.read_text().splitlines():
+                name, _, pw = line.partition(" ")
+                if name and pw:
+                    known[name] = pw
+        for username, _ in DEMO_USERS:
+            known.setdefault(username, secrets.token_urlsafe(9))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(f"{n} {p}\n" for n, p in known.items()))
+        path.chmod(0o600)
+        return known

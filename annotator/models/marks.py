@@ -1,0 +1,114 @@
+"""Marks drawn on satellite images and the QA items compiled from them."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Mark(models.Model):
+    class Kind(models.TextChoices):
+        ELLIPSE = "ellipse"
+        POINT = "point"
+        POLYGON = "polygon"
+        POLYLINE = "polyline"
+
+    scene = models.ForeignKey("annotator.Scene", on_delete=models.CASCADE, related_name="marks")
+    satellite_image = models.ForeignKey("annotator.SatelliteImage", on_delete=models.PROTECT, related_name="marks")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="marks")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    # GeoJSON-like geometry in image pixels (x right, y down); ellipses carry center/radii/rotation.
+    geometry = models.JSONField()
+    label = models.CharField(max_length=64)
+    # Time anchor in video seconds: an instant when time_end is null, else an interval.
+    time_start = models.FloatField()
+    time_end = models.FloatField(null=True, blank=True)
+    # Polylines: one video time per vertex (trajectory); empty for other kinds.
+    vertex_times = models.JSONField(default=list, blank=True)
+    facts = models.JSONField(default=dict, blank=True)
+    version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=["ellipse", "point", "polygon", "polyline"]), name="mark_kind_valid"
+            ),
+            models.CheckConstraint(condition=Q(time_start__gte=0), name="mark_time_start_nonneg"),
+            models.CheckConstraint(
+                condition=Q(time_end__isnull=True) | Q(time_end__gte=models.F("time_start")),
+                name="mark_interval_ordered",
+            ),
+            models.CheckConstraint(condition=Q(version__gte=1), name="mark_version_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.label!r} (scene {self.scene_id})"
+
+
+class Item(models.Model):
+    class Task(models.TextChoices):
+        TARGET_VISIBILITY = "target_visibility", "Target Visibility"
+        SCENE_ASSOCIATION = "scene_association", "Scene Association"
+        ZONE_COUNTING = "zone_counting", "Zone Counting"
+        EVENT_GEOLOCALIZATION = "event_geolocalization", "Event Geo-localization"
+        TRAJECTORY_MATCHING = "trajectory_matching", "Trajectory Matching"
+        TEMPORAL_GROUNDING = "temporal_grounding", "Temporal Grounding"
+        RELATIVE_DISTANCE = "relative_distance", "Relative Distance"
+        RELATIVE_DIRECTION = "relative_direction", "Relative Direction"
+        OCCLUSION_ATTRIBUTION = "occlusion_attribution", "Occlusion Attribution"
+        SPATIOTEMPORAL_ORDERING = "spatiotemporal_ordering", "Spatiotemporal Ordering"
+        REGION_INTERACTION = "region_interaction", "Region Interaction"
+        REGION_REACHABILITY = "region_reachability", "Region Reachability"
+
+    class AnswerFormat(models.TextChoices):
+        YES_NO = "yes_no"
+        MULTIPLE_CHOICE = "multiple_choice"
+        NUMBER = "number"
+        TIMESTAMP = "timestamp"
+
+    class State(models.TextChoices):
+        DRAFT = "draft"
+        IN_REVIEW = "in_review"
+        APPROVED = "approved"
+        REJECTED = "rejected"
+
+    scene = models.ForeignKey("annotator.Scene", on_delete=models.PROTECT, related_name="items")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="items")
+    task = models.CharField(max_length=32, choices=Task.choices)
+    question = models.TextField()
+    options = models.JSONField(default=list)
+    answer = models.CharField(max_length=200)
+    answer_format = models.CharField(max_length=16, choices=AnswerFormat.choices)
+    marks = models.ManyToManyField("annotator.Mark", related_name="items")
+    template = models.CharField(max_length=64)
+    seed = models.BigIntegerField()
+    # Snapshot of the marks (id, version, geometry, facts) the item was compiled from.
+    provenance = models.JSONField(default=dict)
+    state = models.CharField(max_length=16, choices=State.choices, default=State.DRAFT)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(state__in=["draft", "in_review", "approved", "rejected"]), name="item_state_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(answer_format__in=["yes_no", "multiple_choice", "number", "timestamp"]),
+                name="item_format_valid",
+            ),
+            models.CheckConstraint(condition=~Q(answer=""), name="item_answer_present"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.uid} {self.task}"
+
+    @property
+    def uid(self) -> str:
+        """The id an item keeps in releases and prediction files."""
+        return f"skm-{self.id:06d}"

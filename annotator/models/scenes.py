@@ -1,0 +1,34 @@
+"""Scenes and who annotates them."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Scene(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    video = models.OneToOneField("annotator.Video", on_delete=models.PROTECT, related_name="scene")
+    satellite_images = models.ManyToManyField("annotator.SatelliteImage", related_name="scenes")
+    description = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Assignment(models.Model):
+    scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    assigned_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["scene", "annotator"], name="assignment_unique")]
+
+    def __str__(self) -> str:
+        return f"scene {self.scene_id} -> user {self.annotator_id}"

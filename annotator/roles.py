@@ -1,0 +1,27 @@
+"""The three roles, as Django groups (created by migration annotator.0002)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+ANNOTATOR = "annotator"
+REVIEWER = "reviewer"
+ADMIN = "admin"
+ALL_ROLES = (ANNOTATOR, REVIEWER, ADMIN)
+
+
+def user_roles(user: Any) -> set[str]:
+    """Role names of a user; cached on the instance so a request asks the database once."""
+    if not getattr(user, "is_authenticated", False):
+        return set()
+    cached = getattr(user, "_skymark_roles", None)
+    if cached is None:
+        cached = set(user.groups.values_list("name", flat=True))
+        if user.is_superuser:
+            cached.add(ADMIN)
+        user._skymark_roles = cached
+    return cached
+
+
+def has_role(user: Any, role: str) -> bool:
+    return role in user_roles(user)
