@@ -1,0 +1,101 @@
+"""Review overlays in the workspace: feedback on rejected marks, the read-only reviewer view, the
+highlighted item, and the CVAA box slot."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.models import Scene
+from annotator.services import item_compile, item_submit
+from review.services import review_decide, review_start
+from tests.e2e.workspace_helpers import _api_marks, _flat, _item_in_review, _li, _mark, _now, _open, _polygon, _seek
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def test_rejected_item_feedback_is_shown_on_its_marks(scene: Scene, login, screenshot) -> None:  # type: ignore[no-untyped-def]
+    region = _polygon(scene)
+    other = _mark(scene, "point", {"type": "Point", "coordinates": [500, 500]}, "lamppost", 1.0)
+    ann = scene.assignments.get().annotator
+    item = item_compile(user=ann, task="target_visibility", mark_ids=[region.id])
+    item_submit(item=item, user=ann)
+    rev = type(ann).objects.get(username="rev")
+    review = review_start(item=item, reviewer=rev, blind_answer="yes")
+    review_decide(
+        review=review,
+        reviewer=rev,
+        decision="reject",
+        reasons=["mark_geometry"],
+        comment="The island is larger than this",
+        anchor_mark_id=region.id,
+    )
+    page = login("ann")
+    _open(page, scene.id)
+    page.wait_for_selector(f"{_li(page, region.id)} .mk-flag")
+    text = page.inner_text(f"{_li(page, region.id)} .mk-feedback")
+    assert "Mark geometry is wrong" in text and "The island is larger than this" in text
+    assert page.locator(f"{_li(page, other.id)} .mk-flag").count() == 0
+    assert page.evaluate(f"Skymark.workspace.map.flags.has({region.id})")
+    screenshot(page, "feedback")
+    assert page.js_errors == []
+
+
+def test_reviewer_opens_the_workspace_read_only(scene: Scene, login, screenshot) -> None:  # type: ignore[no-untyped-def]
+    region, _, item_id = _item_in_review(scene)
+    page = login("rev")
+    _open(page, scene.id, f"?item={item_id}")
+    assert page.is_visible("#read-only")
+    assert page.locator("#tools").count() == 0 and page.locator("#editor").count() == 0
+    assert page.locator(f"{_li(page, region.id)}").count() == 1
+    assert page.locator("#marks-list .mk-del, #marks-list select").count() == 0
+    assert page.is_visible("#review-banner")
+    page.keyboard.press("Delete")
+    page.keyboard.press("p")
+    page.wait_for_timeout(300)
+    assert [m["version"] for m in _api_marks(page, scene.id)] == [1]
+    screenshot(page, "reviewer")
+    assert page.js_errors == []
+
+
+def test_reviewer_sees_the_reviewed_items_marks_highlighted(scene: Scene, login) -> None:  # type: ignore[no-untyped-def]
+    region, _, item_id = _item_in_review(scene)
+    page = login("rev")
+    _open(page, scene.id, f"?item={item_id}")
+    assert "highlight" in page.get_attribute(_li(page, region.id), "class")
+
+
+def test_item_under_review_is_highlighted(scene: Scene, login, screenshot) -> None:  # type: ignore[no-untyped-def]
+    region, other, item_id = _item_in_review(scene)
+    page = login("ada")
+    _open(page, scene.id, f"?item={item_id}")
+    assert page.is_visible("#read-only")
+    assert "highlight" in page.get_attribute(_li(page, region.id), "class")
+    assert "highlight" not in page.get_attribute(_li(page, other.id), "class")
+    assert page.evaluate("[...Skymark.workspace.map.highlighted]") == [region.id]
+    assert f"#{region.id}" in page.inner_text("#review-banner")
+    assert _now(page) == pytest.approx(2.0, abs=0.01)  # the cursor goes to the item's first mark
+    screenshot(page, "admin-item-highlight")
+    assert page.js_errors == []
+
+
+def test_cvaa_box_follows_the_cursor_when_the_scene_api_has_one(scene: Scene, login, screenshot) -> None:  # type: ignore[no-untyped-def]
+    page = login("ann")
+    _open(page, scene.id)
+    assert page.evaluate("Skymark.workspace.cvaaBox()") is None  # the API has no "cvaa": nothing drawn
+    boxes = [
+        {"time_s": 0.0, "box": [[100, 100], [500, 100], [500, 400], [100, 400]]},
+        {"time_s": 5.0, "box": [[900, 500], [1300, 500], [1300, 800], [900, 800]]},
+    ]
+
+    def with_cvaa(route) -> None:  # type: ignore[no-untyped-def]
+        body = route.fetch().json()
+        route.fulfill(json={**body, "cvaa": boxes})
+
+    page.route(f"**/api/scenes/{scene.id}/", with_cvaa)
+    _open(page, scene.id)
+    _seek(page, 1.0)
+    assert _flat(page.evaluate("Skymark.workspace.cvaaBox()")) == pytest.approx(_flat(boxes[0]["box"]))
+    _seek(page, 6.0)
+    assert _flat(page.evaluate("Skymark.workspace.cvaaBox()")) == pytest.approx(_flat(boxes[1]["box"]))
+    screenshot(page, "cvaa")
+    assert page.js_errors == []
