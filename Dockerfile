@@ -21,4 +21,4 @@ RUN useradd --create-home skymark && mkdir -p /data && chown skymark /data
 USER skymark
 ENV SKYMARK_DATA_DIR=/data
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--threads", "4"]
+CMD ["gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application", "--bind", "0.0.0.0:8000"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet
@@ -81,6 +82,42 @@ def mark_get(*, user: Any, mark_id: int) -> Mark:
     mark = found[0]
     mark.satellite_image = SatelliteImage.objects.only("id", "width", "height", "georef").get(
         id=mark.satellite_image_id
+    )
+    return mark
+
+
+def _own_mark_sql() -> str:
+    mark, image = Mark._meta.db_table, SatelliteImage._meta.db_table
+    # Names come from the models, values are parameters.
+    return (
+        f"SELECT m.*, i.width AS image_width, i.height AS image_height, i.georef AS image_georef "  # noqa: S608
+        f"FROM {mark} m JOIN {image} i ON i.id = m.satellite_image_id WHERE m.id = %s AND m.author_id = %s"
+    )
+
+
+def mark_for_edit(*, user: Any, mark_id: int) -> Mark:
+    """The mark an autosave is about to change, with the image fields validation and the answer
+    need. Only the author may edit, so the author's own mark needs no role lookup; anyone else
+    gets mark_get's answer (404 when they may not see it; the service then refuses the edit).
+
+    Autosave runs this on every save. Compiling the equivalent select_related query took the ORM
+    about four times as long as running it, so the statement is written out (same result, both
+    databases; tests/annotator/test_selectors.py compares the two)."""
+    found = list(Mark.objects.raw(_own_mark_sql(), [mark_id, user.id]))
+    if not found:
+        return mark_get(user=user, mark_id=mark_id)
+    mark = found[0]
+    # A raw query leaves the joined JSON column as the database returned it (text on SQLite).
+    georef = mark.image_georef  # type: ignore[attr-defined]
+    mark.satellite_image = SatelliteImage.from_db(
+        mark._state.db,
+        ["id", "width", "height", "georef"],
+        [
+            mark.satellite_image_id,
+            mark.image_width,  # type: ignore[attr-defined]
+            mark.image_height,  # type: ignore[attr-defined]
+            json.loads(georef) if isinstance(georef, str) else georef,
+        ],
     )
     return mark
 

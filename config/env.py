@@ -6,6 +6,7 @@ else, so `grep env.` over config/ lists the whole surface. Secrets have no produ
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import environ
@@ -46,3 +47,8 @@ MAX_IMAGE_PIXELS: int = env.int("MAX_IMAGE_PIXELS", default=400_000_000)
 LABELS: list[str] = [x.strip() for x in env.str("SKYMARK_LABELS", default="").split(",") if x.strip()]
 MAX_UPLOAD_MB: int = env.int("MAX_UPLOAD_MB", default=2048)
 LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO")
+
+# gunicorn (config/gunicorn.py). WEB_CONCURRENCY is the name gunicorn and hosting platforms use.
+WEB_CONCURRENCY: int = env.int("WEB_CONCURRENCY", default=2 * (os.cpu_count() or 1))
+WEB_THREADS: int = env.int("WEB_THREADS", default=2)
+WEB_TIMEOUT: int = env.int("WEB_TIMEOUT", default=120)

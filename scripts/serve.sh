@@ -26,8 +26,7 @@ worker=$!
 trap 'kill "$worker" 2>/dev/null; wait "$worker" 2>/dev/null' EXIT INT TERM
 
 echo "Skymark: http://$HOST:$PORT/  (log in with a demo user printed above; Ctrl-C stops)"
-"$BIN/gunicorn" config.wsgi:application --bind "$HOST:$PORT" --workers 2 --threads 4 --timeout 120 \
-  --access-logfile - &
+"$BIN/gunicorn" -c config/gunicorn.py config.wsgi:application --bind "$HOST:$PORT" --access-logfile - &
 web=$!
 trap 'kill "$web" "$worker" 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
 wait -n "$web" "$worker"

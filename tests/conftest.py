@@ -4,6 +4,7 @@ eager Celery for tests that want jobs to run."""
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -51,6 +52,16 @@ def media_root(settings, tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Factories hash a password per user; the production hasher would make that most of the runtime.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     return root
+
+
+@pytest.fixture(autouse=True)
+def cache_of_this_test(settings) -> None:  # type: ignore[no-untyped-def]
+    """Each test gets cache keys of its own. Cached answers (image access per user, sessions) live
+    in Redis or the data folder beyond one test, while database ids start again with each test
+    database (and SQLite reuses them after a rollback), so a key could meet a stranger's answer."""
+    settings.CACHES = {
+        name: {**conf, "KEY_PREFIX": f"test-{uuid.uuid4().hex}"} for name, conf in settings.CACHES.items()
+    }
 
 
 @pytest.fixture

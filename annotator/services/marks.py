@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from itertools import pairwise
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
-from django.db.models import F
+from django.db import models, transaction
 from django.utils import timezone
 
 from annotator.exceptions import Conflict, StaleWrite
@@ -102,6 +101,35 @@ def _video_duration(mark: Mark) -> float | None:
     return Video.objects.filter(scene__id=mark.scene_id).values_list("duration_s", flat=True).first()
 
 
+def _mark_field(name: str) -> models.Field[Any, Any]:
+    return cast("models.Field[Any, Any]", Mark._meta.get_field(name))
+
+
+def _update_if_current_sql(fields: list[str]) -> str:
+    mark, link, item = Mark._meta.db_table, Item.marks.through._meta.db_table, Item._meta.db_table
+    sets = ", ".join(f"{_mark_field(f).column} = %s" for f in fields)
+    # Names come from the models, values are parameters.
+    return (
+        f"UPDATE {mark} SET version = version + 1, {sets} WHERE id = %s AND version = %s AND id NOT IN "  # noqa: S608
+        f"(SELECT l.mark_id FROM {link} l JOIN {item} i ON i.id = l.item_id WHERE i.state IN (%s, %s))"
+    )
+
+
+def _update_if_current(*, mark_id: int, version: int, values: dict[str, Any]) -> bool:
+    """One conditional UPDATE: the row changes only at `version` and while no submitted item
+    freezes it, so a concurrent save or submission cannot slip in between a check and the write.
+
+    Written out because autosave runs it on every save and the ORM spent about 1 ms compiling
+    the equivalent .filter().exclude().update() each time; values still go through each field's
+    own database preparation (JSON, time zones), so both databases store what the ORM would."""
+    fields = sorted(values)
+    connection = transaction.get_connection()
+    params = [_mark_field(f).get_db_prep_save(values[f], connection) for f in fields]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_update_if_current_sql(fields), [*params, mark_id, version, *FROZEN_STATES])
+        return bool(cursor.rowcount)
+
+
 def mark_update(*, mark: Mark, user: Any, version: int, changes: dict[str, Any]) -> Mark:
     """Apply `changes` if `version` is current. Raises StaleWrite (-> HTTP 409) otherwise.
 
@@ -126,13 +154,7 @@ def mark_update(*, mark: Mark, user: Any, version: int, changes: dict[str, Any])
     )
     merged["label"] = label_clean(str(merged["label"]))
     merged["updated_at"] = timezone.now()
-    with transaction.atomic():
-        updated = (
-            Mark.objects.filter(id=mark.id, version=version)
-            .exclude(id__in=Item.marks.through.objects.filter(item__state__in=FROZEN_STATES).values("mark_id"))
-            .update(version=F("version") + 1, **merged)
-        )
-    if not updated:
+    if not _update_if_current(mark_id=mark.id, version=version, values=merged):
         if _locked_by_items(mark):
             raise Conflict("this mark is part of an item under review or approved; it cannot change now")
         raise StaleWrite(Mark.objects.get(id=mark.id))

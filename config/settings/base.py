@@ -90,3 +90,6 @@ SKYMARK_FFMPEG = env.FFMPEG_BIN
 SKYMARK_FFPROBE = env.FFPROBE_BIN
 SKYMARK_MAX_IMAGE_PIXELS = env.MAX_IMAGE_PIXELS
 SKYMARK_LABELS = env.LABELS
+
+# Django's ModelBackend, with the user lookup each request makes written out (see the module).
+AUTHENTICATION_BACKENDS = ["annotator.authentication.UserBackend"]

@@ -372,6 +372,7 @@
     ws.review.applyFeedback();
     await ws.review.highlightItem();
     await ws.review.loadCvaa();
+    renderNow();  // "ready" means drawn: do not leave the last render to an animation frame
     root.dataset.ready = "1";
   })();
 

@@ -11,6 +11,8 @@ from tests.factories import ItemFactory, MarkFactory, SceneFactory
 pytestmark = pytest.mark.django_db
 
 POINT = {"type": "Point", "coordinates": [20, 30]}
+BOWTIE = {"type": "Polygon", "coordinates": [[[0, 0], [50, 50], [50, 0], [0, 50]]]}
+WIDER_THAN_THE_IMAGE = {"type": "Polygon", "coordinates": [[[0, 0], [500, 0], [0, 50]]]}  # images are 200 px wide
 
 
 def _new_mark(scene, **overrides):  # type: ignore[no-untyped-def]
@@ -100,6 +102,29 @@ def test_bad_mark_is_a_field_error(annotator, api, overrides: dict, field: str, 
     assert response.status_code == 400
     assert message in " ".join(response.json()[field])
     assert not Mark.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "body, field, message",
+    [
+        ({"label": "bus"}, "version", "required"),
+        ({"version": 0}, "version", "greater than or equal to 1"),
+        ({"version": 1, "time_end": "soon"}, "time_end", "valid number"),
+        ({"version": 1, "time_start": 1.2, "time_end": 0.4}, "time_end", "before it starts"),
+        ({"version": 1, "geometry": BOWTIE}, "geometry", "not a simple polygon"),
+        ({"version": 1, "geometry": WIDER_THAN_THE_IMAGE}, "geometry", "outside"),
+        ([1, 2], "non_field_errors", "Expected a dictionary"),
+    ],
+)
+def test_bad_edit_is_a_field_error_and_changes_nothing(annotator, api, body, field: str, message: str) -> None:
+    mark = MarkFactory(scene=SceneFactory(annotators=[annotator]), author=annotator)
+    client = api(annotator)
+    for _ in range(2):  # the same answer again: nothing is kept between requests
+        response = client.patch(f"/api/marks/{mark.id}/", body, format="json")
+        assert response.status_code == 400
+        assert message in " ".join(response.json()[field])
+    stored = Mark.objects.get(id=mark.id)
+    assert (stored.version, stored.geometry, stored.time_end) == (1, mark.geometry, mark.time_end)
 
 
 def test_stale_write_is_a_409_with_the_current_mark(annotator, api) -> None:

@@ -1,0 +1,68 @@
+"""annotator.authentication: API tokens, checked in one query with DRF's answers."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotator.authentication import UserBackend
+from tests.factories import MarkFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _client(key: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def test_a_token_authenticates_its_user_in_one_query(annotator) -> None:
+    mark = MarkFactory(author=annotator)
+    key = Token.objects.create(user=annotator).key
+    with CaptureQueriesContext(connection) as queries:
+        response = _client(key).get(f"/api/marks/{mark.id}/")
+    assert response.status_code == 200 and response.json()["id"] == mark.id
+    assert sum("authtoken_token" in q["sql"] for q in queries) == 1
+
+
+@pytest.mark.parametrize("active, message", [(True, "Invalid token."), (False, "User inactive or deleted.")])
+def test_a_bad_token_is_refused_with_drfs_message(annotator, active: bool, message: str) -> None:
+    key = Token.objects.create(user=annotator).key
+    annotator.is_active = active
+    annotator.save()
+    response = _client(key if not active else "0" * 40).get("/api/review/reasons/")
+    # 403 rather than 401: session authentication comes first, and DRF answers with its header
+    assert response.status_code == 403
+    assert response.json()["detail"] == message
+
+
+def test_a_session_finds_its_user_in_one_query(annotator) -> None:
+    mark = MarkFactory(author=annotator)
+    client = APIClient()
+    client.force_login(annotator)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(f"/api/marks/{mark.id}/")
+    assert response.status_code == 200 and response.json()["id"] == mark.id
+    assert sum("FROM auth_user WHERE id = " in q["sql"] for q in queries) == 1
+
+
+def test_a_session_of_a_deactivated_or_deleted_user_is_anonymous(annotator, other_annotator) -> None:
+    for user, end in ((annotator, "deactivate"), (other_annotator, "delete")):
+        client = APIClient()
+        client.force_login(user)
+        if end == "deactivate":
+            user.is_active = False
+            user.save()
+        else:
+            user.delete()
+        response = client.get("/api/review/reasons/")
+        assert response.status_code == 403
+        assert response.json()["detail"] == "Authentication credentials were not provided."
+
+
+def test_the_backend_ignores_an_id_that_is_not_a_number() -> None:
+    assert UserBackend().get_user("not-a-number") is None
