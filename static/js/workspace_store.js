@@ -9,12 +9,16 @@
  * made (baseVersion). A 409 with {"current": mark} blocks that entry as a conflict until the person
  * chooses keep mine (resend on top of the current version) or take theirs (drop the edit).
  * Marks not yet created on the server have negative ids; resolve(id) follows them to the real one.
+ * Each tab keeps its queue apart and takes over the queues of tabs that are gone (workspace_pending.js).
  */
 (function () {
   "use strict";
   const { api } = window.Skymark;
   const DEBOUNCE_MS = 500;
   const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000, 30000];
+  // A reloaded tab may start before the page it replaces has let go of its queue: look again soon,
+  // then now and then for queues of tabs closed meanwhile.
+  const ADOPT_AGAIN_MS = [3000, 60000];
   const FIELDS = ["geometry", "label", "time_start", "time_end", "vertex_times", "facts"];
 
   const clone = (v) => JSON.parse(JSON.stringify(v));
@@ -24,7 +28,7 @@
     constructor(opts) {
       this.marksUrl = opts.marksUrl;
       this.markUrl = opts.markUrl;
-      this.storageKey = opts.storageKey;
+      this.box = new window.Skymark.PendingBox(opts.storageKey);
       this.marks = new Map();
       this.queue = [];
       this.inflight = null;
@@ -59,17 +63,44 @@
     get pendingCount() { return this.queue.length + (this.inflight ? 1 : 0); }
 
     // ---- loading -------------------------------------------------------------------------
-    /** Fetch the server's marks, then replay edits this browser had not saved yet. */
+    /** Fetch the server's marks, then replay edits this tab, or a tab that is gone, had not saved. */
     async load() {
-      const list = await api.get(this.marksUrl);
+      const [list] = await Promise.all([api.get(this.marksUrl), this.box.claim()]);
       this.marks = new Map(list.map((m) => [m.id, m]));
-      const saved = this.readSaved();
+      const saved = this.box.read();
       this.seq = Math.max(this.seq, saved.seq || 0);
       for (const entry of saved.queue || []) this.replay(entry, list);
+      await this.adoptOrphans(list);
       this.persist();
       if (this.queue.length) this.flushSoon(50);
       this.status();
+      this.adoptLater(0);
       return list.length;
+    }
+
+    /** Replay the queues of tabs that are gone; their new marks get ids of this page. */
+    async adoptOrphans(list) {
+      const orphans = await this.box.adopt();
+      for (const data of orphans) {
+        for (const entry of data.queue || []) {
+          if (entry.op === "create") entry.key = -(++this.seq);
+          this.replay(entry, list);
+        }
+      }
+      return orphans.length;
+    }
+
+    adoptLater(step) {
+      setTimeout(async () => {
+        try {
+          if (await this.box.hasOrphans() && await this.adoptOrphans(await api.get(this.marksUrl))) {
+            this.persist();
+            for (const m of this.all()) this.emit("change", m.id);
+            this.flushSoon(50);
+          }
+        } catch (err) { /* offline: the queues stay where they are until the next look */ }
+        this.adoptLater(step + 1);
+      }, ADOPT_AGAIN_MS[Math.min(step, ADOPT_AGAIN_MS.length - 1)]);
     }
 
     replay(entry, serverList) {
@@ -87,18 +118,15 @@
       if (!mark) return;  // deleted elsewhere meanwhile: nothing left to apply the edit to
       if (entry.op === "update") this.marks.set(entry.key, { ...mark, ...clone(entry.changes) });
       else this.marks.delete(entry.key);
-      this.queue.push(entry);
+      // One entry per mark: an adopted edit of a mark this tab edited too folds into this tab's.
+      const prev = this.queue.find((e) => e.key === entry.key);
+      if (prev) this.merge(prev, entry, false);
+      else this.queue.push(entry);
     }
 
-    readSaved() {
-      try { return JSON.parse(localStorage.getItem(this.storageKey) || "{}"); } catch (err) { return {}; }
-    }
     persist() {
-      const queue = (this.inflight ? [this.inflight] : []).concat(this.queue);
-      try {
-        if (queue.length) localStorage.setItem(this.storageKey, JSON.stringify({ seq: this.seq, queue }));
-        else localStorage.removeItem(this.storageKey);
-      } catch (err) { console.warn("could not keep unsaved edits in localStorage", err); }
+      if (!this.box.key) return;  // load() persists once the tab's entry is known
+      this.box.write({ seq: this.seq, queue: (this.inflight ? [this.inflight] : []).concat(this.queue) });
     }
 
     // ---- edits ---------------------------------------------------------------------------

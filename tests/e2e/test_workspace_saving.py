@@ -80,3 +80,68 @@ def test_a_stale_edit_shows_the_conflict_and_either_side_can_win(scene: Scene, l
     [current] = _api_marks(second, scene.id)
     assert (current["label"], current["version"], current["facts"]["count"]) == ("central island", 4, 5)
     assert first.js_errors == [] and second.js_errors == []
+
+
+PENDING = "Object.keys(localStorage).filter((k) => k.startsWith('skymark:pending')).length"
+
+
+def _draw_point_offline(page, label: str, x: float) -> None:  # type: ignore[no-untyped-def]
+    page.click("#tool-point")
+    page.fill("#mark-label", label)
+    _click_image(page, x, 400)
+    page.wait_for_function(f"{STATE} === 'offline'")
+
+
+def test_two_tabs_keep_their_own_unsaved_edits_and_a_closed_tabs_are_taken_over(scene: Scene, login) -> None:  # type: ignore[no-untyped-def]
+    first = login("ann")
+    second = first.context.new_page()
+    for page in (first, second):
+        _open(page, scene.id)
+    first.context.set_offline(True)
+    _draw_point_offline(first, "lamppost", 300)
+    _draw_point_offline(second, "tree", 600)
+    # each tab keeps its own queue: neither write wiped the other's
+    assert first.evaluate(PENDING) == 2
+    first.close()  # closed before it could save: its edit waits in the browser
+
+    first.context.set_offline(False)
+    _saved(second)
+    third = first.context.new_page()
+    _open(third, scene.id)
+    # a page of the same scene still open, or the new one, takes over the closed tab's queue
+    third.wait_for_function(
+        f"fetch('/api/scenes/{scene.id}/marks/').then(r => r.json()).then(ms => ms.length >= 2)", polling=250
+    )
+    third.wait_for_function(f"{PENDING} === 0")
+    second.reload()
+    second.wait_for_function("document.getElementById('workspace').dataset.ready === '1'")
+    labels = sorted(m["label"] for m in _api_marks(third, scene.id))
+    assert labels == ["lamppost", "tree"]  # each once: nobody sent another tab's create again
+    assert third.evaluate(PENDING) == 0
+    assert sorted(second.eval_on_selector_all("#marks-list li", "els => els.map(e => e.dataset.label)")) == labels
+
+
+def test_without_web_locks_a_recent_queue_of_another_tab_is_left_alone(scene: Scene, login) -> None:  # type: ignore[no-untyped-def]
+    # e.g. a server reached over plain HTTP on another host: not a secure context, so no Web Locks
+    first = login("ann")
+    first.context.add_init_script("Object.defineProperty(Navigator.prototype, 'locks', { get: () => undefined })")
+    _open(first, scene.id)
+    assert first.evaluate("navigator.locks === undefined")
+    first.context.set_offline(True)
+    _draw_point_offline(first, "lamppost", 300)
+    first.close()
+    first.context.set_offline(False)
+    second = first.context.new_page()
+    _open(second, scene.id)
+    # the other tab wrote its queue moments ago and may still be open: adopted only once stale
+    assert second.evaluate(PENDING) == 1 and _api_marks(second, scene.id) == []
+    second.evaluate(
+        "for (const k of Object.keys(localStorage).filter((k) => k.startsWith('skymark:pending'))) {"
+        "  const d = JSON.parse(localStorage.getItem(k)); d.beat -= 11 * 60 * 1000;"
+        "  localStorage.setItem(k, JSON.stringify(d)); }"
+    )
+    second.reload()
+    second.wait_for_function("document.getElementById('workspace').dataset.ready === '1'")
+    _saved(second)
+    assert [m["label"] for m in _api_marks(second, scene.id)] == ["lamppost"]
+    assert second.evaluate(PENDING) == 0
