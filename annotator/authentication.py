@@ -9,6 +9,7 @@ verification, DRF's messages and `request.auth`) is Django's and DRF's own.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -19,6 +20,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
 
+@functools.cache
 def _user_by_id_sql() -> str:
     return f"SELECT * FROM {get_user_model()._meta.db_table} WHERE id = %s"  # noqa: S608 -- a model's name
 
@@ -36,6 +38,7 @@ class UserBackend(ModelBackend):
         return users[0] if users and self.user_can_authenticate(users[0]) else None
 
 
+@functools.cache
 def _user_by_token_sql() -> str:
     user, token = get_user_model()._meta.db_table, Token._meta.db_table
     # Names come from the models, the key is a parameter.

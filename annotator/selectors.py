@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -86,6 +87,7 @@ def mark_get(*, user: Any, mark_id: int) -> Mark:
     return mark
 
 
+@functools.cache
 def _own_mark_sql() -> str:
     mark, image = Mark._meta.db_table, SatelliteImage._meta.db_table
     # Names come from the models, values are parameters.
