@@ -1,10 +1,18 @@
-"""Mark save latency through the API on the embedded default (gunicorn as `make run` starts it,
-SQLite in WAL mode), at 1 and 8 concurrent clients, each autosaving its own mark with PATCH.
+"""Mark autosave through the API on the embedded default (gunicorn as `make run` starts it, SQLite in
+WAL mode), under the two load models that matter:
 
-Clients authenticate as scripts do (a token) and as the workspace page does (a session cookie and
-a CSRF token). Baseline in the same run: GET /api/review/reasons/ (authentication, routing and
-JSON, no database write), so the table shows what saving a mark adds. Goal: p99 <= 50 ms at 8
-clients. Usage: python bench/marks.py [--requests N] [--workers W --threads T]
+- open loop: N annotators (8 and 50), each saving at the workspace's pace: one save after each
+  pause, a pause every `--interval` seconds on average (Poisson arrivals). A save's latency counts
+  from when it was due, so a slow server cannot hide its queue by delaying the next request.
+- closed loop: 8 clients saving back to back, the most the server can take (saves/s, p50/p99).
+
+Clients log in as the workspace page does (a session cookie and a CSRF token); `--auth token` as
+scripts do. Baseline in the same run: GET /api/review/reasons/ (authentication, routing, JSON, no
+database write). With `--before REV`, the same measurements run against a checkout of REV too,
+in turn with this tree, so "before" and "after" come from one run on one machine.
+Goal: open-loop p99 <= 50 ms at 8 annotators.
+
+Usage: python bench/marks.py [--seconds S] [--interval I] [--requests N] [--before REV]
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import http.client
 import json
 import multiprocessing
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -25,19 +34,21 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 SECRET_KEY = "bench-only-" + os.urandom(8).hex()
-sys.path.insert(0, str(ROOT))
+MAX_CLIENTS = 50
 
-from config import env  # noqa: E402 -- the server's own defaults
-
+# Runs inside `manage.py shell` of the tree being measured; older trees kept the services elsewhere.
 SETUP = """
-import json
+import json, pathlib
+try:
+    from annotator.intake.services import SceneSpec, scene_import
+    from annotator.marking.services import mark_create
+except ImportError:
+    from annotator.services import SceneSpec, mark_create, scene_import
 from django.test import Client
-from annotator.services import SceneSpec, scene_import, mark_create
-from tests.factories import AnnotatorFactory
 from rest_framework.authtoken.models import Token
+from tests.factories import AnnotatorFactory
 user = AnnotatorFactory(username="bench")
-spec = SceneSpec(name="bench", video=__import__("pathlib").Path({video!r}), satellite_from_keyframe_s=0.0,
-                 annotators=["bench"])
+spec = SceneSpec(name="bench", video=pathlib.Path({video!r}), satellite_from_keyframe_s=0.0, annotators=["bench"])
 scene = scene_import(spec=spec, created_by=None)
 image = scene.satellite_images.get()
 marks = [mark_create(scene=scene, author=user, satellite_image=image, kind="point", label="car",
@@ -56,29 +67,26 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _env(data: Path) -> dict[str, str]:
+def _env(tree: Path, data: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update(SKYMARK_DATA_DIR=str(data), DJANGO_DEBUG="0", PYTHONPATH=str(ROOT))
+    env.update(SKYMARK_DATA_DIR=str(data), DJANGO_DEBUG="0", PYTHONPATH=str(tree))
     env["SECRET_KEY"] = SECRET_KEY  # one per run: the server must accept the session set up before it
     return env
 
 
-def _prepare(data: Path, clients: int) -> dict:
-    env = _env(data)
-    run = {"cwd": ROOT, "env": env, "check": True, "capture_output": True, "text": True}
+def _prepare(tree: Path, data: Path) -> dict[str, Any]:
+    run = {"cwd": tree, "env": _env(tree, data), "check": True, "capture_output": True, "text": True}
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], **run)  # type: ignore[call-overload]
     video = ROOT / "demo" / "kraklanda_highway_topdown_1080p_3fps.mp4"
-    code = SETUP.format(video=str(video), clients=clients)
+    code = SETUP.format(video=str(video), clients=MAX_CLIENTS)
     out = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], **run)  # type: ignore[call-overload]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def _serve(data: Path, port: int, workers: int | None, threads: int | None) -> subprocess.Popen[bytes]:
-    # The server as `make run` starts it (config/gunicorn.py), unless told otherwise.
+def _serve(tree: Path, data: Path, port: int) -> subprocess.Popen[bytes]:
+    # The server as `make run` starts it (config/gunicorn.py of the tree being measured).
     cmd = [str(BIN / "gunicorn"), "-c", "config/gunicorn.py", "config.wsgi:application", "--bind", f"127.0.0.1:{port}"]
-    cmd += ["--workers", str(workers)] if workers else []
-    cmd += ["--threads", str(threads)] if threads else []
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, cwd=tree, env=_env(tree, data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(100):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -90,8 +98,8 @@ def _serve(data: Path, port: int, workers: int | None, threads: int | None) -> s
 
 
 class Client:
-    """One annotator's connection: a token as scripts send it, or a session cookie and CSRF token
-    as the workspace page sends them."""
+    """One annotator's connection: a session cookie and CSRF token as the workspace page sends
+    them, or a token as scripts do."""
 
     def __init__(self, port: int, auth: dict[str, str]) -> None:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -102,47 +110,67 @@ class Client:
             csrf = os.urandom(16).hex()
             self.headers.update(Cookie=f"sessionid={auth['session']}; csrftoken={csrf}", **{"X-CSRFToken": csrf})
 
-    def call(self, method: str, path: str, body: dict | None = None) -> tuple[float, int, dict]:
-        start = time.perf_counter()
+    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
         self.conn.request(method, path, body=json.dumps(body) if body else None, headers=self.headers)
         response = self.conn.getresponse()
         data = response.read()
-        return time.perf_counter() - start, response.status, json.loads(data) if data else {}
+        return response.status, json.loads(data) if data else {}
 
 
-def _saves(port: int, auth: dict[str, str], mark_id: int, n: int, start: Any) -> list[float]:
-    client, out = Client(port, auth), []
-    _, _, mark = client.call("GET", f"/api/marks/{mark_id}/")
-    version = mark["version"]
+def _due_times(rng: random.Random, start: float, seconds: float, interval: float) -> list[float]:
+    """Poisson arrivals: one pause (and so one save) every `interval` seconds on average."""
+    due, t = [], start + rng.expovariate(1 / interval)
+    while t < start + seconds:
+        due.append(t)
+        t += rng.expovariate(1 / interval)
+    return due
+
+
+def _annotator(port: int, auth: dict[str, str], mark_id: int, plan: dict[str, Any], start: Any) -> list[float]:
+    """One client. Open loop: a save when each is due (latency from the due time); closed loop
+    (`plan["due"]` is None): `plan["n"]` saves back to back. The baseline GETs instead of saving."""
+    client, out, version = Client(port, auth), [], 0
+    if mark_id:
+        version = client.call("GET", f"/api/marks/{mark_id}/")[1]["version"]
     start.wait()
-    for i in range(n):
-        body = {"version": version, "geometry": {"type": "Point", "coordinates": [100 + i % 50, 120]}}
-        took, status, mark = client.call("PATCH", f"/api/marks/{mark_id}/", body)
+    due = plan["due"](time.time()) if plan["due"] else [None] * plan["n"]
+    for i, when in enumerate(due):
+        if when is not None:
+            time.sleep(max(0.0, when - time.time()))
+        began = when if when is not None else time.time()
+        if not mark_id:
+            status, body = client.call("GET", "/api/review/reasons/")
+        else:
+            point = {"type": "Point", "coordinates": [100 + i % 50, 120]}
+            status, body = client.call("PATCH", f"/api/marks/{mark_id}/", {"version": version, "geometry": point})
+            version = body.get("version", version)
         if status != 200:
-            raise SystemExit(f"save failed: HTTP {status} {mark}")
-        version = mark["version"]
-        out.append(took)
+            raise SystemExit(f"request failed: HTTP {status} {body}")
+        out.append(time.time() - began)
     return out
 
 
-def _reads(port: int, auth: dict[str, str], n: int, start: Any) -> list[float]:
-    client, out = Client(port, auth), []
-    start.wait()
-    for _ in range(n):
-        took, status, _ = client.call("GET", "/api/review/reasons/")
-        if status not in (200, 403):
-            raise SystemExit(f"baseline failed: HTTP {status}")
-        out.append(took)
-    return out
+class _Plan:
+    """Picklable schedule for the client processes."""
+
+    def __init__(self, seconds: float, interval: float, seed: int) -> None:
+        self.seconds, self.interval, self.seed = seconds, interval, seed
+
+    def __call__(self, start: float) -> list[float]:
+        return _due_times(random.Random(self.seed), start + 0.2, self.seconds, self.interval)
 
 
-def _run(clients: int, target, args_for) -> list[float]:  # type: ignore[no-untyped-def]
+def _run(port: int, auth: dict[str, str], marks: list[int], clients: int, **plan: Any) -> list[float]:
     """Each client is its own process, as each annotator is their own browser: client threads in
     one process would queue on its interpreter lock and add that wait to the measured latency."""
     with multiprocessing.Manager() as manager:
         start = manager.Barrier(clients)
         with multiprocessing.Pool(clients) as pool:
-            jobs = [pool.apply_async(target, (*args_for(i), start)) for i in range(clients)]
+            jobs = []
+            for i in range(clients):
+                due = _Plan(plan["seconds"], plan["interval"], seed=i) if plan.get("seconds") else None
+                args = (port, auth, marks[i] if marks else 0, {"due": due, "n": plan.get("n", 0)}, start)
+                jobs.append(pool.apply_async(_annotator, args))
             return [x for job in jobs for x in job.get()]
 
 
@@ -151,36 +179,67 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--requests", type=int, default=200, help="saves per client")
-    parser.add_argument("--port", type=int, default=0)
-    # Default: the shape config/gunicorn.py gives (`make run`).
-    parser.add_argument("--workers", type=int, default=None)
-    parser.add_argument("--threads", type=int, default=None)
-    args = parser.parse_args()
-    port = args.port or _free_port()
+def _measure(tree: Path, args: argparse.Namespace) -> list[str]:
+    rows = []
     with tempfile.TemporaryDirectory(prefix="skymark-bench-") as tmp:
-        setup = _prepare(Path(tmp), 8)
-        server = _serve(Path(tmp), port, args.workers, args.threads)
+        setup = _prepare(tree, Path(tmp))
+        port = _free_port()
+        server = _serve(tree, Path(tmp), port)
+        auth = {args.auth: setup[args.auth]}
+        marks = setup["marks"]
         try:
-            workers, threads = args.workers or env.WEB_CONCURRENCY, args.threads or env.WEB_THREADS
-            print(f"gunicorn: {workers} workers x {threads} threads, {os.cpu_count()} cores shared with the clients")
-            print(f"{'auth':>8}{'clients':>8}{'baseline p50':>14}{'p99':>8}{'save p50':>10}{'p99':>8}  (ms)")
-            n, marks = args.requests, setup["marks"]
-            for auth in ({"token": setup["token"]}, {"session": setup["session"]}):
-                # Warm up every server thread (imports, connections, caches) before measuring.
-                _run(8, _reads, lambda i, a=auth: (port, a, 20))
-                for clients in (1, 8):
-                    base = _run(clients, _reads, lambda i, a=auth: (port, a, n))
-                    saves = _run(clients, _saves, lambda i, a=auth: (port, a, marks[i], n))
-                    print(
-                        f"{next(iter(auth)):>8}{clients:>8}{_pct(base, 0.5):>14.1f}{_pct(base, 0.99):>8.1f}"
-                        f"{_pct(saves, 0.5):>10.1f}{_pct(saves, 0.99):>8.1f}"
-                    )
+            _run(port, auth, [], 8, n=20)  # warm every server process (imports, connections, caches)
+            for clients in (8, 50):
+                saves = _run(port, auth, marks, clients, seconds=args.seconds, interval=args.interval)
+                base = _run(port, auth, [], clients, seconds=args.seconds / 2, interval=args.interval)
+                rows.append(
+                    f"open   {clients:>3} annotators  saves {len(saves):>5}  p50 {_pct(saves, 0.5):6.1f}  "
+                    f"p99 {_pct(saves, 0.99):6.1f} ms   "
+                    f"baseline GET p50 {_pct(base, 0.5):5.1f}  p99 {_pct(base, 0.99):5.1f}"
+                )
+            began = time.perf_counter()
+            saves = _run(port, auth, marks, 8, n=args.requests)
+            rate = len(saves) / (time.perf_counter() - began)
+            base = _run(port, auth, [], 8, n=args.requests)
+            rows.append(
+                f"closed   8 clients     saves {len(saves):>5}  p50 {_pct(saves, 0.5):6.1f}  "
+                f"p99 {_pct(saves, 0.99):6.1f} ms   {rate:6.0f} saves/s   baseline GET p50 {_pct(base, 0.5):5.1f}"
+            )
         finally:
             server.terminate()
             server.wait()
+    return rows
+
+
+def _checkout(rev: str, into: Path) -> Path:
+    subprocess.run(["git", "worktree", "add", "--detach", str(into), rev], cwd=ROOT, check=True, capture_output=True)
+    return into
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=40, help="length of each open-loop run")
+    parser.add_argument("--interval", type=float, default=2.0, help="mean seconds between one annotator's saves")
+    parser.add_argument("--requests", type=int, default=200, help="closed loop: saves per client")
+    parser.add_argument("--auth", choices=("session", "token"), default="session")
+    parser.add_argument("--before", help="a git revision to measure in the same run, e.g. the previous release")
+    args = parser.parse_args()
+    print(
+        f"{os.cpu_count()} cores shared by server and clients; auth: {args.auth}; "
+        f"open loop: one save per {args.interval:g} s per annotator for {args.seconds:g} s"
+    )
+    trees = [("this tree", ROOT)]
+    with tempfile.TemporaryDirectory(prefix="skymark-before-") as tmp:
+        if args.before:
+            trees.insert(0, (f"before ({args.before})", _checkout(args.before, Path(tmp) / "tree")))
+        try:
+            for name, tree in trees:
+                print(f"-- {name}")
+                for row in _measure(tree, args):
+                    print(row, flush=True)
+        finally:
+            if args.before:
+                subprocess.run(["git", "worktree", "remove", "--force", str(Path(tmp) / "tree")], cwd=ROOT)
 
 
 if __name__ == "__main__":

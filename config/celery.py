@@ -8,4 +8,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("skymark")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
+# Each stage keeps its Celery entry points in its own tasks.py.
+app.autodiscover_tasks(["annotator.processing"])

@@ -25,8 +25,10 @@ from django.core.files.storage import default_storage
 from factory.django import DjangoModelFactory
 from PIL import Image
 
+from annotator.access.roles import ADMIN, ANNOTATOR, REVIEWER
+from annotator.compiling import lifecycle
+from annotator.compiling.qa.base import mark_snapshot
 from annotator.models import Assignment, Item, Keyframe, Mark, MediaJob, SatelliteImage, Scene, Video
-from annotator.roles import ADMIN, ANNOTATOR, REVIEWER
 from annotator.storage import sha256_file, store_path
 from review.models import Review
 
@@ -295,8 +297,13 @@ class ItemFactory(DjangoModelFactory):
 
     @factory.post_generation
     def marks(self, create: bool, extracted: list[Mark] | None, **kwargs: object) -> None:
+        """Link the marks as a compile would: their versions in the provenance, and their locks
+        as the lifecycle keeps them for an item placed straight into a state."""
         if create and extracted:
             self.marks.set(extracted)
+            self.provenance = {**self.provenance, "marks": [mark_snapshot(m) for m in extracted]}
+            Item.objects.filter(id=self.id).update(provenance=self.provenance)
+            lifecycle.marks_relock(mark_ids=[m.id for m in extracted])
 
 
 class ReviewFactory(DjangoModelFactory):

@@ -28,6 +28,9 @@ class Mark(models.Model):
     vertex_times = models.JSONField(default=list, blank=True)
     facts = models.JSONField(default=dict, blank=True)
     version = models.PositiveIntegerField(default=1)
+    # True while an item in review or approved uses the mark: it cannot change or go. Written
+    # only by annotator.compiling.lifecycle as items change state; read by every edit path.
+    locked = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -89,6 +92,9 @@ class Item(models.Model):
     # Snapshot of the marks (id, version, geometry, facts) the item was compiled from.
     provenance = models.JSONField(default=dict)
     state = models.CharField(max_length=16, choices=State.choices, default=State.DRAFT)
+    # A mark it was compiled from changed (or went) since: it cannot be submitted or approved
+    # until it is compiled again. Written only by annotator.compiling.lifecycle.
+    stale = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

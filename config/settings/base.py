@@ -58,7 +58,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "annotator.context_processors.roles",
+                "annotator.access.context_processors.roles",
             ],
         },
     },
@@ -90,6 +90,3 @@ SKYMARK_FFMPEG = env.FFMPEG_BIN
 SKYMARK_FFPROBE = env.FFPROBE_BIN
 SKYMARK_MAX_IMAGE_PIXELS = env.MAX_IMAGE_PIXELS
 SKYMARK_LABELS = env.LABELS
-
-# Django's ModelBackend, with the user lookup each request makes written out (see the module).
-AUTHENTICATION_BACKENDS = ["annotator.authentication.UserBackend"]

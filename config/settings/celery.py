@@ -29,5 +29,5 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "media"
 # CVAA work goes to GPU workers when a deployment runs them (docker-compose 'worker-gpu').
-CELERY_TASK_ROUTES = {"annotator.tasks.cvaa_*": {"queue": "gpu"}}
+CELERY_TASK_ROUTES = {"annotator.processing.tasks.cvaa_*": {"queue": "gpu"}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

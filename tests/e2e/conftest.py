@@ -104,7 +104,7 @@ def eager_celery() -> Iterator[None]:
 def scene(testdata: Path, make_user, eager_celery):  # type: ignore[no-untyped-def]
     """The Saro clip with its own first frame as the map, assigned to "ann"; users for every role
     (reviewers "rev", "rev1", "rev2"; admin "ada"). Media jobs have run inline."""
-    from annotator.services import SceneSpec, scene_import
+    from annotator.intake.services import SceneSpec, scene_import
 
     make_user("ann", "annotator")
     for name in ("rev", "rev1", "rev2"):

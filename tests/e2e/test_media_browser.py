@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from annotator.manifest import read_manifest
+from annotator.intake.manifest import read_manifest
+from annotator.intake.services import scene_import
 from annotator.models import Scene
-from annotator.services import scene_import
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 REPO = Path(__file__).resolve().parents[2]

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from annotator.compiling.lifecycle import item_submit
+from annotator.compiling.services import item_compile
 from annotator.models import Scene
-from annotator.services import item_compile, item_submit
-from review.services import review_decide, review_start
+from review.reviewing.services import review_decide, review_start
 from tests.e2e.workspace_helpers import _api_marks, _flat, _item_in_review, _li, _mark, _now, _open, _polygon, _seek
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -18,7 +19,7 @@ def test_rejected_item_feedback_is_shown_on_its_marks(scene: Scene, login, scree
     other = _mark(scene, "point", {"type": "Point", "coordinates": [500, 500]}, "lamppost", 1.0)
     ann = scene.assignments.get().annotator
     item = item_compile(user=ann, task="target_visibility", mark_ids=[region.id])
-    item_submit(item=item, user=ann)
+    item_submit(item=item)
     rev = type(ann).objects.get(username="rev")
     review = review_start(item=item, reviewer=rev, blind_answer="yes")
     review_decide(

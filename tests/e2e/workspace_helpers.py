@@ -3,8 +3,10 @@ in image pixels and video time."""
 
 from __future__ import annotations
 
+from annotator.compiling.lifecycle import item_submit
+from annotator.compiling.services import item_compile
+from annotator.marking.services import mark_create
 from annotator.models import Mark, Scene
-from annotator.services import item_compile, item_submit, mark_create
 
 STATE = "document.getElementById('status').dataset.state"
 
@@ -112,5 +114,5 @@ def _item_in_review(scene: Scene) -> tuple[Mark, Mark, int]:
     other = _mark(scene, "point", {"type": "Point", "coordinates": [500, 500]}, "lamppost", 1.0)
     ann = scene.assignments.get().annotator
     item = item_compile(user=ann, task="target_visibility", mark_ids=[region.id])
-    item_submit(item=item, user=ann)
+    item_submit(item=item)
     return region, other, item.id

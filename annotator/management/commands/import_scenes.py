@@ -8,8 +8,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from annotator.manifest import ManifestError, read_manifest
-from annotator.services import scene_import
+from annotator.intake.manifest import ManifestError, read_manifest
+from annotator.intake.services import scene_import
 
 
 class Command(BaseCommand):

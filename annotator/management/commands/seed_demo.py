@@ -10,7 +10,7 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
-from annotator.roles import ADMIN, ANNOTATOR, REVIEWER
+from annotator.access.roles import ADMIN, ANNOTATOR, REVIEWER
 
 DEMO_USERS = [
     ("admin", ADMIN),

@@ -7,7 +7,7 @@ from django.core.files.storage import default_storage
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from review.models import Release
-from review.scoring import PredictionError, load_jsonl, predictions_by_id, score
+from review.scoring.metrics import PredictionError, load_jsonl, predictions_by_id, score
 
 
 class Command(BaseCommand):

@@ -1,0 +1,61 @@
+"""What each user may see, as queryset filters. Selectors of every stage start from these, so a
+page and an API that list the same thing show the same rows; what is out of scope answers 404."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from annotator.access.roles import ADMIN, ANNOTATOR, REVIEWER, user_roles
+from annotator.models import Assignment, Item, Mark, Scene
+
+# Reviewers see what has been submitted, whatever became of it since.
+SUBMITTED_STATES = (Item.State.IN_REVIEW, Item.State.APPROVED, Item.State.REJECTED)
+
+
+def scenes_visible(*, user: Any, qs: QuerySet[Scene]) -> QuerySet[Scene]:
+    """Admins see every scene, annotators their assignments, reviewers scenes with submitted items."""
+    roles = user_roles(user)
+    if ADMIN in roles:
+        return qs
+    visible = Q(pk__in=[])
+    if ANNOTATOR in roles:
+        visible |= Q(assignments__annotator=user)
+    if REVIEWER in roles:
+        visible |= Q(items__state__in=SUBMITTED_STATES)
+    return qs.filter(visible).distinct()
+
+
+def marks_visible(*, user: Any, qs: QuerySet[Mark]) -> QuerySet[Mark]:
+    """Admins see every mark; annotators their own; reviewers the marks of submitted items."""
+    roles = user_roles(user)
+    if ADMIN in roles:
+        return qs
+    visible = Q(author=user)
+    if REVIEWER in roles:
+        visible |= Q(id__in=Mark.objects.filter(items__state__in=SUBMITTED_STATES).values("id"))
+    return qs.filter(visible)
+
+
+def items_visible(*, user: Any, qs: QuerySet[Item]) -> QuerySet[Item]:
+    """Admins see every item, annotators their own. Reviewers reach items through their queue
+    (review.reviewing.selectors), which hides the key until they have answered."""
+    if ADMIN in user_roles(user):
+        return qs
+    return qs.filter(author=user)
+
+
+def scene_is_assigned(*, user: Any, scene_id: int) -> bool:
+    return Assignment.objects.filter(scene_id=scene_id, annotator_id=user.pk).exists()
+
+
+def may_annotate(*, user: Any, scene: Scene) -> bool:
+    """Draw and compile on a scene: an annotator it is assigned to."""
+    return ANNOTATOR in user_roles(user) and scene_is_assigned(user=user, scene_id=scene.pk)
+
+
+def may_see_facts(*, user: Any, author_id: int) -> bool:
+    """Facts (visible in video?, counts) are answer keys: only their author and admins see them,
+    so a reviewer's blind answer stays blind."""
+    return user.pk == author_id or ADMIN in user_roles(user)

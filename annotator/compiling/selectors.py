@@ -1,0 +1,33 @@
+"""Reads of compiled items, scoped to the user asking (annotator.access.scopes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+from django.http import Http404
+
+from annotator.access.scopes import items_visible
+from annotator.models import Item
+
+
+def items_for_user(*, user: Any, scene_id: int | None = None) -> QuerySet[Item]:
+    """Admins: all items; annotators: their own, with their review tallies."""
+    qs = (
+        Item.objects.select_related("scene")
+        .prefetch_related("marks")
+        .annotate(
+            approvals=Count("reviews", filter=Q(reviews__decision="approve")),
+            rejections=Count("reviews", filter=Q(reviews__decision="reject")),
+        )
+    )
+    if scene_id is not None:
+        qs = qs.filter(scene_id=scene_id)
+    return items_visible(user=user, qs=qs)
+
+
+def item_get(*, user: Any, item_id: int) -> Item:
+    item = items_for_user(user=user).filter(id=item_id).first()
+    if item is None:
+        raise Http404("no such item")
+    return item

@@ -1,0 +1,126 @@
+"""REST API of scene intake: scenes, their images, assignments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotator.access.permissions import IsAdmin
+from annotator.exceptions import Conflict
+from annotator.intake import selectors
+from annotator.intake.serializers import SceneOutputSerializer
+from annotator.intake.services import assignment_create, scene_import
+from annotator.intake.uploads import scene_spec_from_uploads
+from media_tools.geo import GeoReference
+
+
+class SceneListApi(APIView):
+    class SceneImportInputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=200)
+        video = serializers.FileField()
+        satellite = serializers.ListField(child=serializers.FileField(), required=False, default=list)
+        satellite_from_keyframe_s = serializers.FloatField(required=False, allow_null=True, min_value=0)
+        orthophoto_from_keyframe_s = serializers.FloatField(required=False, allow_null=True, min_value=0)
+        corners = serializers.JSONField(required=False, allow_null=True)
+        gcps = serializers.JSONField(required=False, allow_null=True, help_text="[[x, y, lat, lon], ...]")
+        gcps_file = serializers.FileField(required=False, help_text="CSV with x, y, lat, lon columns")
+        world_file = serializers.FileField(required=False)
+        world_file_crs = serializers.CharField(required=False, allow_blank=True, max_length=64)
+        telemetry = serializers.FileField(required=False, help_text="drone track: CSV or DJI SRT")
+        description = serializers.CharField(required=False, allow_blank=True, default="")
+        annotators = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+
+    def get_permissions(self) -> list[Any]:
+        return [IsAuthenticated(), IsAdmin()] if self.request.method == "POST" else [IsAuthenticated()]
+
+    @extend_schema(responses=SceneOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        scenes = selectors.scenes_for_user(user=request.user)
+        return Response(SceneOutputSerializer(scenes, many=True).data)
+
+    @extend_schema(request=SceneImportInputSerializer, responses=SceneOutputSerializer)
+    def post(self, request: Request) -> Response:
+        data = self.SceneImportInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        values = dict(v)
+        if v.get("gcps_file"):
+            values["gcps"] = values.pop("gcps_file")
+        with scene_spec_from_uploads(values) as spec:
+            scene = scene_import(spec=spec, created_by=request.user)
+        return Response(
+            SceneOutputSerializer(selectors.scene_get(user=request.user, scene_id=scene.id)).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class SceneDetailApi(APIView):
+    @extend_schema(responses=SceneOutputSerializer)
+    def get(self, request: Request, scene_id: int) -> Response:
+        return Response(SceneOutputSerializer(selectors.scene_get(user=request.user, scene_id=scene_id)).data)
+
+
+class SatelliteConvertApi(APIView):
+    """Image pixels (x right, y down, from the top-left corner) <-> WGS84, with the exact transform."""
+
+    class InputSerializer(serializers.Serializer):
+        x = serializers.FloatField(required=False)
+        y = serializers.FloatField(required=False)
+        lat = serializers.FloatField(required=False, min_value=-90, max_value=90)
+        lon = serializers.FloatField(required=False, min_value=-180, max_value=180)
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if {"x", "y"} <= set(attrs) or {"lat", "lon"} <= set(attrs):
+                return attrs
+            raise serializers.ValidationError({"x": "give x and y (pixels) or lat and lon"})
+
+    @extend_schema(parameters=[InputSerializer], responses={200: dict})
+    def get(self, request: Request, image_id: int) -> Response:
+        image = selectors.satellite_image_get(user=request.user, image_id=image_id)
+        data = self.InputSerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        if not image.georef:
+            raise Conflict(f"{image.original_name} is not georeferenced")
+        ref = GeoReference.from_dict(image.georef)
+        v = data.validated_data
+        if "x" in v:
+            lon, lat = ref.pixel_to_lonlat(v["x"], v["y"])
+            return Response({"x": v["x"], "y": v["y"], "lat": float(lat), "lon": float(lon)})
+        x, y = ref.lonlat_to_pixel(v["lon"], v["lat"])
+        return Response({"x": float(x), "y": float(y), "lat": v["lat"], "lon": v["lon"]})
+
+
+class AssignmentOutputSerializer(serializers.Serializer):
+    scene = serializers.IntegerField(source="scene_id")
+    annotator = serializers.CharField(source="annotator.username")
+    created_at = serializers.DateTimeField()
+
+
+class SceneAssignmentsApi(APIView):
+    permission_classes = [IsAuthenticated, IsAdmin]
+
+    class AssignmentInputSerializer(serializers.Serializer):
+        annotator = serializers.CharField(max_length=150)
+
+    @extend_schema(responses=AssignmentOutputSerializer(many=True))
+    def get(self, request: Request, scene_id: int) -> Response:
+        scene = selectors.scene_get(user=request.user, scene_id=scene_id)
+        return Response(AssignmentOutputSerializer(selectors.assignments_for_scene(scene=scene), many=True).data)
+
+    @extend_schema(request=AssignmentInputSerializer, responses=AssignmentOutputSerializer)
+    def post(self, request: Request, scene_id: int) -> Response:
+        scene = selectors.scene_get(user=request.user, scene_id=scene_id)
+        data = self.AssignmentInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = get_user_model().objects.filter(username=data.validated_data["annotator"]).first()
+        if user is None:
+            return Response({"annotator": ["no user with this name"]}, status=status.HTTP_400_BAD_REQUEST)
+        assignment = assignment_create(scene=scene, annotator=user, assigned_by=request.user)
+        return Response(AssignmentOutputSerializer(assignment).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,120 @@
+"""Reading scene manifests (JSON or CSV) into SceneSpecs; paths are relative to the manifest."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from annotator.intake.services import CORNER_KEYS, SceneSpec
+from media_tools.errors import MediaError
+from media_tools.geo import read_gcp_csv
+
+
+class ManifestError(ValueError):
+    """The manifest as a whole cannot be read."""
+
+
+@dataclass
+class ManifestRow:
+    number: int
+    spec: SceneSpec | None
+    error: str | None = None
+
+
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(";") if part.strip()]
+
+
+def _csv_corners(text: str) -> dict[str, Any] | None:
+    if not text.strip():
+        return None
+    pairs = _split(text)
+    if len(pairs) != 4:
+        raise ValueError("corners: give 4 'lat,lon' pairs separated by ';' in the order tl;tr;br;bl")
+    return {key: [float(v) for v in pair.split(",")] for key, pair in zip(CORNER_KEYS, pairs, strict=True)}
+
+
+def _existing(base: Path, value: Any, name: str) -> Path | None:
+    if value in (None, ""):
+        return None
+    path = (base / str(value)).resolve()
+    if not path.is_file():
+        raise ValueError(f"{name}: {value}: file not found")
+    return path
+
+
+def _gcps(value: Any, base: Path) -> list[list[float]] | None:
+    """Control points inline ([[x, y, lat, lon], ...]) or as a CSV file beside the manifest."""
+    if value in (None, ""):
+        return None
+    if isinstance(value, list):
+        return value
+    path = _existing(base, value, "gcps")
+    assert path is not None
+    try:
+        return [list(p) for p in read_gcp_csv(path)]
+    except MediaError as exc:
+        raise ValueError(f"gcps: {exc}") from exc
+
+
+def _spec(raw: dict[str, Any], base: Path) -> SceneSpec:
+    if not raw.get("name"):
+        raise ValueError("name: missing")
+    if not raw.get("video"):
+        raise ValueError("video: missing")
+    satellite = raw.get("satellite") or []
+    if isinstance(satellite, str):
+        satellite = _split(satellite)
+    keyframe = raw.get("satellite_from_keyframe_s")
+    ortho = raw.get("orthophoto_from_keyframe_s")
+    annotators = raw.get("annotators") or []
+    if isinstance(annotators, str):
+        annotators = _split(annotators)
+    return SceneSpec(
+        name=str(raw["name"]),
+        video=(base / str(raw["video"])).resolve(),
+        satellite=[(base / s).resolve() for s in satellite],
+        satellite_from_keyframe_s=float(keyframe) if keyframe not in (None, "") else None,
+        orthophoto_from_keyframe_s=float(ortho) if ortho not in (None, "") else None,
+        corners=raw.get("corners"),
+        gcps=_gcps(raw.get("gcps"), base),
+        world_file=(base / str(raw["world_file"])).resolve() if raw.get("world_file") else None,
+        world_file_crs=str(raw.get("world_file_crs") or ""),
+        telemetry=_existing(base, raw.get("telemetry"), "telemetry"),
+        description=str(raw.get("description") or ""),
+        annotators=list(annotators),
+    )
+
+
+def read_manifest(path: Path) -> list[ManifestRow]:
+    """Parse every row; a bad row becomes a ManifestRow with an error, the rest still parse."""
+    if not path.is_file():
+        raise ManifestError(f"{path}: manifest not found")
+    base = path.parent
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(path.read_text())
+            raws = data["scenes"] if isinstance(data, dict) else data
+            if not isinstance(raws, list):
+                raise ManifestError(f"{path.name}: expected a list of scenes or {{'scenes': [...]}}")
+        elif path.suffix.lower() == ".csv":
+            with path.open(newline="") as fh:
+                raws = list(csv.DictReader(fh))
+        else:
+            raise ManifestError(f"{path.name}: a manifest is .json or .csv")
+    except (json.JSONDecodeError, KeyError, UnicodeDecodeError, csv.Error) as exc:
+        raise ManifestError(f"{path.name}: cannot read ({exc})") from exc
+    rows = []
+    for number, raw in enumerate(raws, 1):
+        try:
+            if not isinstance(raw, dict):
+                raise ValueError("expected an object")
+            if isinstance(raw.get("corners"), str):
+                raw = {**raw, "corners": _csv_corners(raw["corners"])}
+            rows.append(ManifestRow(number, _spec(raw, base)))
+        except ValueError as exc:
+            rows.append(ManifestRow(number, None, str(exc)))
+    return rows

@@ -1,0 +1,50 @@
+"""Reads of scenes, their images and assignments, scoped to the user asking. Lists prefetch
+what they show, so their query count does not grow with the rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet
+from django.http import Http404
+
+from annotator.access.scopes import scenes_visible
+from annotator.models import Assignment, MediaJob, SatelliteImage, Scene
+
+
+def scenes_for_user(*, user: Any) -> QuerySet[Scene]:
+    qs = Scene.objects.select_related("video").prefetch_related(
+        Prefetch(
+            "satellite_images",
+            queryset=SatelliteImage.objects.prefetch_related(
+                Prefetch("jobs", queryset=MediaJob.objects.order_by("id"))
+            ),
+        ),
+        Prefetch("jobs", queryset=MediaJob.objects.order_by("id")),
+    )
+    return scenes_visible(user=user, qs=qs)
+
+
+def scene_get(*, user: Any, scene_id: int) -> Scene:
+    """A scene the user may see; 404 (not 403) for the rest, so ids do not leak."""
+    scene = scenes_for_user(user=user).filter(id=scene_id).first()
+    if scene is None:
+        raise Http404("no such scene")
+    return scene
+
+
+def satellite_image_get(*, user: Any, image_id: int) -> SatelliteImage:
+    """An image of a scene the user may see; 404 otherwise (its existence is not revealed)."""
+    visible = scenes_visible(user=user, qs=Scene.objects.all())
+    image = SatelliteImage.objects.filter(id=image_id, scenes__in=visible).distinct().first()
+    if image is None:
+        raise Http404("no such image")
+    return image
+
+
+def satellite_image_visible(*, user: Any, image_id: int) -> bool:
+    return scenes_visible(user=user, qs=Scene.objects.filter(satellite_images=image_id)).exists()
+
+
+def assignments_for_scene(*, scene: Scene) -> QuerySet[Assignment]:
+    return Assignment.objects.filter(scene=scene).select_related("annotator").order_by("id")

@@ -1,0 +1,288 @@
+"""Scene import: validate media up front, then create rows and files all-or-nothing."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+import media_tools
+from annotator.access.roles import ANNOTATOR, has_role
+from annotator.models import Assignment, SatelliteImage, Scene, TelemetryTrack, Video
+from annotator.processing.graph import jobs_create_for_image, jobs_create_for_scene
+from annotator.processing.tasks import pipeline_start
+from annotator.storage import delete_quietly, sha256_file, store_path
+from media_tools.geo import orthophoto_from_frame
+
+CORNER_KEYS = ("tl", "tr", "br", "bl")
+
+
+@dataclass
+class SceneSpec:
+    """One scene to import: local paths plus metadata (from a manifest row or an upload form)."""
+
+    name: str
+    video: Path
+    satellite: list[Path] = field(default_factory=list)
+    # Use the video frame at this time as the image when no satellite image is given.
+    satellite_from_keyframe_s: float | None = None
+    corners: dict[str, Any] | None = None
+    # Control points [x, y, lat, lon] in the pixels of the scene's image (the keyframe when one is
+    # used, else the single satellite image).
+    gcps: list[list[float]] | None = None
+    # Warp the video frame at this time north-up with the control points instead of using it as is.
+    orthophoto_from_keyframe_s: float | None = None
+    world_file: Path | None = None
+    world_file_crs: str = ""
+    # A drone track uploaded beside the video (CSV or DJI SRT).
+    telemetry: Path | None = None
+    description: str = ""
+    annotators: list[str] = field(default_factory=list)
+    # Names as people uploaded them (uploads arrive under temp names).
+    video_name: str | None = None
+    satellite_names: list[str] = field(default_factory=list)
+    telemetry_name: str | None = None
+
+    @property
+    def keyframe_s(self) -> float | None:
+        return (
+            self.orthophoto_from_keyframe_s
+            if self.orthophoto_from_keyframe_s is not None
+            else (self.satellite_from_keyframe_s)
+        )
+
+
+def _validate_corners(corners: dict[str, Any] | None) -> dict[str, list[float]] | None:
+    if corners is None:
+        return None
+    if not isinstance(corners, dict) or set(corners) != set(CORNER_KEYS):
+        raise ValidationError({"corners": "give all four corners tl, tr, br, bl as [lat, lon]"})
+    clean: dict[str, list[float]] = {}
+    for key in CORNER_KEYS:
+        value = corners[key]
+        try:
+            lat, lon = (float(v) for v in value)
+        except (TypeError, ValueError):
+            raise ValidationError({"corners": f"corner {key}: expected [lat, lon], got {value!r}"}) from None
+        if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+            raise ValidationError({"corners": f"corner {key}: ({lat}, {lon}) is not a WGS84 lat/lon"})
+        clean[key] = [lat, lon]
+    return clean
+
+
+def _validate_gcps(gcps: Any) -> list[list[float]] | None:
+    if gcps is None:
+        return None
+    if not isinstance(gcps, list) or len(gcps) < 3:
+        raise ValidationError({"gcps": "give at least 3 control points as [x, y, lat, lon]"})
+    clean = []
+    for n, point in enumerate(gcps, 1):
+        try:
+            x, y, lat, lon = (float(v) for v in point)
+        except (TypeError, ValueError):
+            raise ValidationError({"gcps": f"control point {n}: expected [x, y, lat, lon], got {point!r}"}) from None
+        if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+            raise ValidationError({"gcps": f"control point {n}: ({lat}, {lon}) is not a WGS84 lat/lon"})
+        clean.append([x, y, lat, lon])
+    return clean
+
+
+def _validate(spec: SceneSpec) -> tuple[media_tools.VideoInfo, list[media_tools.ImageInfo]]:
+    errors: dict[str, str] = {}
+    if not spec.name.strip():
+        errors["name"] = "a scene needs a name"
+    elif Scene.objects.filter(name=spec.name.strip()).exists():
+        errors["name"] = f"a scene named {spec.name.strip()!r} already exists"
+    video_info = None
+    try:
+        video_info = media_tools.probe_video(spec.video, ffprobe_bin=settings.SKYMARK_FFPROBE)
+    except media_tools.MediaError as exc:
+        errors["video"] = _named(str(exc), spec.video, spec.video_name)
+    images: list[media_tools.ImageInfo] = []
+    if not spec.satellite and spec.keyframe_s is None:
+        errors["satellite"] = "give at least one satellite image (or use a keyframe of the video)"
+    for i, path in enumerate(spec.satellite):
+        try:
+            images.append(media_tools.inspect_image(path, max_pixels=settings.SKYMARK_MAX_IMAGE_PIXELS))
+        except media_tools.MediaError as exc:
+            shown = spec.satellite_names[i] if i < len(spec.satellite_names) else None
+            errors["satellite"] = _named(str(exc), path, shown)
+    errors.update(_georef_input_errors(spec))
+    if spec.telemetry is not None:
+        try:
+            media_tools.read_track(spec.telemetry)
+        except media_tools.MediaError as exc:
+            errors["telemetry"] = _named(str(exc), spec.telemetry, spec.telemetry_name)
+    unknown = _unknown_annotators(spec.annotators)
+    if unknown:
+        errors["annotators"] = f"no annotator named {', '.join(unknown)}"
+    if errors:
+        raise ValidationError(errors)
+    assert video_info is not None
+    return video_info, images
+
+
+def _georef_input_errors(spec: SceneSpec) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    images = len(spec.satellite) + (spec.keyframe_s is not None)
+    if spec.orthophoto_from_keyframe_s is not None and not spec.gcps:
+        errors["gcps"] = "an orthophoto from a keyframe needs ground control points (x, y, lat, lon)"
+    if spec.orthophoto_from_keyframe_s is not None and spec.satellite_from_keyframe_s is not None:
+        errors["orthophoto_from_keyframe_s"] = "use the frame as is or as an orthophoto, not both"
+    if (spec.gcps or spec.corners or spec.world_file) and images != 1:
+        errors["gcps" if spec.gcps else "corners" if spec.corners else "world_file"] = (
+            f"control points, corners and world files describe one image; this scene has {images}"
+        )
+    if spec.world_file is not None and not spec.world_file.is_file():
+        errors["world_file"] = f"{spec.world_file.name}: file not found"
+    if spec.world_file is not None and not spec.world_file_crs:
+        errors["world_file_crs"] = "a world file needs the CRS its coordinates are in (e.g. EPSG:32631)"
+    return errors
+
+
+def _named(message: str, path: Path, shown: str | None) -> str:
+    return message.replace(path.name, shown, 1) if shown else message
+
+
+def _unknown_annotators(names: list[str]) -> list[str]:
+    found = set(get_user_model().objects.filter(username__in=names).values_list("username", flat=True))
+    return [n for n in names if n not in found]
+
+
+@dataclass
+class _ImageIn:
+    """An image about to be stored for a scene, with its georeference inputs."""
+
+    path: Path
+    shown: str
+    note: str = ""
+    gcps: list[list[float]] | None = None
+
+
+def scene_import(*, spec: SceneSpec, created_by: Any | None) -> Scene:
+    """Create a scene from local files. Raises ValidationError with field messages; on any
+    failure no row and no stored file is left behind. Enqueues the first jobs on commit."""
+    spec.name = spec.name.strip()
+    spec.corners = _validate_corners(spec.corners)
+    spec.gcps = _validate_gcps(spec.gcps)
+    video_info, _ = _validate(spec)
+    stored: list[str] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="skymark-import-") as tmp:
+            names = spec.satellite_names or [p.name for p in spec.satellite]
+            images = [_ImageIn(p, n) for p, n in zip(spec.satellite, names, strict=False)]
+            if spec.keyframe_s is not None:
+                images.append(_frame_image(spec, video_info, Path(tmp)))
+            elif spec.gcps:
+                images[0].gcps = spec.gcps
+            return _create_rows(spec, images, created_by, stored)
+    except Exception:
+        delete_quietly(stored)
+        raise
+
+
+def _frame_image(spec: SceneSpec, video_info: media_tools.VideoInfo, tmp: Path) -> _ImageIn:
+    """The video's own frame as the scene's image: as is, or warped north-up with control points."""
+    assert spec.keyframe_s is not None
+    field_name = (
+        "orthophoto_from_keyframe_s" if spec.orthophoto_from_keyframe_s is not None else ("satellite_from_keyframe_s")
+    )
+    # Named after the video as people know it (uploads arrive under temp names).
+    stem = Path(spec.video_name or spec.video.name).stem
+    frame = tmp / f"{stem}_keyframe.png"
+    try:
+        media_tools.extract_frame(
+            spec.video, frame, time_s=min(spec.keyframe_s, video_info.duration_s), ffmpeg_bin=settings.SKYMARK_FFMPEG
+        )
+    except media_tools.MediaError as exc:
+        # e.g. a time after the last frame: a field error (400), not a crash (500)
+        raise ValidationError({field_name: _named(str(exc), spec.video, spec.video_name)}) from exc
+    if spec.orthophoto_from_keyframe_s is None:
+        note = (
+            f"Not a satellite image: the video's own frame at {spec.keyframe_s:g} s, "
+            "used until an orthophoto of this place is georeferenced."
+        )
+        return _ImageIn(frame, frame.name, note, spec.gcps)
+    assert spec.gcps is not None
+    ortho = tmp / f"{stem}_orthophoto.tif"
+    try:
+        ref, gcps = orthophoto_from_frame(frame, ortho, gcps=spec.gcps)
+    except media_tools.MediaError as exc:
+        raise ValidationError({"gcps": str(exc)}) from exc
+    note = (
+        f"Orthophoto made from the video's own frame at {spec.keyframe_s:g} s, warped north-up with "
+        f"{len(gcps)} surveyed control points (fit RMS {ref.rms_m:.2f} m). Not a satellite image, "
+        "but the same place at the same time as the video."
+    )
+    return _ImageIn(ortho, ortho.name, note, gcps)
+
+
+@transaction.atomic
+def _create_rows(spec: SceneSpec, images: list[_ImageIn], created_by: Any | None, stored: list[str]) -> Scene:
+    video_name = spec.video_name or spec.video.name
+    name = store_path(spec.video, f"videos/{video_name}")
+    stored.append(name)
+    video = Video.objects.create(
+        file=name, original_name=video_name, sha256=sha256_file(spec.video), size_bytes=spec.video.stat().st_size
+    )
+    scene = Scene.objects.create(name=spec.name, video=video, description=spec.description, created_by=created_by)
+    for image in images:
+        scene.satellite_images.add(_satellite_get_or_create(image, spec, stored))
+    if spec.telemetry is not None:
+        shown = spec.telemetry_name or spec.telemetry.name
+        track_name = store_path(spec.telemetry, f"telemetry/{shown}")
+        stored.append(track_name)
+        source = TelemetryTrack.Source.SRT if shown.lower().endswith(".srt") else TelemetryTrack.Source.CSV
+        TelemetryTrack.objects.create(scene=scene, source=source, original=track_name)
+    User = get_user_model()  # noqa: N806
+    for username in spec.annotators:
+        assignment_create(scene=scene, annotator=User.objects.get(username=username), assigned_by=created_by)
+    pipeline_start(jobs=jobs_create_for_scene(scene=scene))
+    return scene
+
+
+def _satellite_get_or_create(image_in: _ImageIn, spec: SceneSpec, stored: list[str]) -> SatelliteImage:
+    digest = sha256_file(image_in.path)
+    existing = SatelliteImage.objects.filter(sha256=digest).first()
+    if existing is not None:
+        return existing  # the same image serves several scenes
+    info = media_tools.inspect_image(image_in.path, max_pixels=settings.SKYMARK_MAX_IMAGE_PIXELS)
+    name = store_path(image_in.path, f"satellite/{image_in.shown}")
+    stored.append(name)
+    world = ""
+    if spec.world_file is not None:
+        world = store_path(spec.world_file, f"satellite/{Path(image_in.shown).stem}{spec.world_file.suffix}")
+        stored.append(world)
+    image = SatelliteImage.objects.create(
+        file=name,
+        original_name=image_in.shown,
+        sha256=digest,
+        width=info.width,
+        height=info.height,
+        bands=info.bands,
+        dtype=info.dtype[:16],
+        corners=spec.corners,
+        gcps=image_in.gcps,
+        world_file=world,
+        world_file_crs=spec.world_file_crs if world else "",
+        provenance_note=image_in.note[:300],
+    )
+    pipeline_start(jobs=jobs_create_for_image(image=image))
+    return image
+
+
+@transaction.atomic
+def assignment_create(*, scene: Scene, annotator: Any, assigned_by: Any | None) -> Assignment:
+    """Give a scene to an annotator; assigning twice returns the existing assignment."""
+    if not has_role(annotator, ANNOTATOR):
+        raise ValidationError({"annotator": f"{annotator} is not in the annotator role"})
+    assignment, _ = Assignment.objects.get_or_create(
+        scene=scene, annotator=annotator, defaults={"assigned_by": assigned_by}
+    )
+    return assignment

@@ -1,0 +1,57 @@
+"""Pages of scene intake: a scene's overview (media, jobs, items) and the admin upload form."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from annotator.access.permissions import IsAdmin, IsAnnotator, page_require
+from annotator.access.scopes import may_annotate
+from annotator.compiling.selectors import items_for_user
+from annotator.intake.forms import SceneUploadForm
+from annotator.intake.selectors import scene_get
+from annotator.intake.services import scene_import
+from annotator.intake.uploads import scene_spec_from_uploads
+from annotator.processing.selectors import jobs_for_scene, keyframes_for_scene
+
+
+@login_required
+def scene_detail(request: HttpRequest, scene_id: int) -> HttpResponse:
+    scene = scene_get(user=request.user, scene_id=scene_id)
+    # Reviewers reach items through their queue, where the key stays hidden until they answer.
+    sees_items = (IsAdmin | IsAnnotator)().has_permission(request, None)  # type: ignore[arg-type]
+    return render(
+        request,
+        "annotator/scene_detail.html",
+        {
+            "scene": scene,
+            "keyframes": keyframes_for_scene(scene=scene),
+            "jobs": jobs_for_scene(scene=scene),
+            "items": items_for_user(user=request.user, scene_id=scene.id) if sees_items else [],
+            "can_annotate": may_annotate(user=request.user, scene=scene),
+        },
+    )
+
+
+@login_required
+def scene_upload(request: HttpRequest) -> HttpResponse:
+    page_require(request, IsAdmin())
+    form = SceneUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        v = dict(form.cleaned_data)
+        v["annotators"] = [u.username for u in v["annotators"]]
+        v["satellite_from_keyframe_s"] = 0.0 if v.pop("use_keyframe") else None
+        v["orthophoto_from_keyframe_s"] = 0.0 if v.pop("make_orthophoto") else None
+        try:
+            with scene_spec_from_uploads(v) as spec:
+                scene = scene_import(spec=spec, created_by=request.user)
+        except ValidationError as exc:
+            for field, errors in exc.message_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
+        else:
+            messages.success(request, f"Scene {scene.name} created; processing has started.")
+            return redirect("scene-detail", scene_id=scene.id)
+    return render(request, "annotator/scene_upload.html", {"form": form}, status=400 if form.errors else 200)

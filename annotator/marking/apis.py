@@ -1,0 +1,133 @@
+"""REST API of marks: list, create, autosave (PATCH with a version), delete."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotator.access.permissions import IsAnnotator, IsAssignedToScene, IsAuthor
+from annotator.exceptions import StaleWrite
+from annotator.intake.selectors import scene_get
+from annotator.marking import selectors
+from annotator.marking.serializers import MarkOutputSerializer, mark_feature
+from annotator.marking.services import mark_create, mark_delete, mark_update
+from annotator.models import Mark
+
+
+class MarkInputSerializer(serializers.Serializer):
+    satellite_image = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=Mark.Kind.choices)
+    geometry = serializers.JSONField()
+    label = serializers.CharField(max_length=64)  # type: ignore[assignment]
+    time_start = serializers.FloatField(min_value=0)
+    time_end = serializers.FloatField(required=False, allow_null=True, default=None)
+    vertex_times = serializers.ListField(child=serializers.FloatField(), required=False, default=list)
+    facts = serializers.DictField(required=False, default=dict)
+
+
+def feature_to_input(body: Any) -> Any:
+    """Accept a mark as a GeoJSON-like Feature too: pixel geometry plus properties."""
+    if isinstance(body, dict) and body.get("type") == "Feature":
+        return {**(body.get("properties") or {}), "geometry": body.get("geometry")}
+    return body
+
+
+class SceneMarksApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        if self.request.method == "POST":
+            return [IsAuthenticated(), IsAnnotator(), IsAssignedToScene()]
+        return [IsAuthenticated()]
+
+    @extend_schema(responses=MarkOutputSerializer(many=True))
+    def get(self, request: Request, scene_id: int) -> Response:
+        scene = scene_get(user=request.user, scene_id=scene_id)
+        marks = selectors.marks_for_scene(user=request.user, scene=scene)
+        data = MarkOutputSerializer(marks, many=True, context={"viewer": request.user}).data
+        if request.query_params.get("as") == "features":
+            return Response({"type": "FeatureCollection", "features": [mark_feature(m) for m in data]})
+        return Response(data)
+
+    @extend_schema(request=MarkInputSerializer, responses=MarkOutputSerializer)
+    def post(self, request: Request, scene_id: int) -> Response:
+        scene = scene_get(user=request.user, scene_id=scene_id)
+        self.check_object_permissions(request, scene)
+        data = MarkInputSerializer(data=feature_to_input(request.data))
+        data.is_valid(raise_exception=True)
+        v = dict(data.validated_data)
+        image = scene.satellite_images.filter(id=v.pop("satellite_image")).first()
+        if image is None:
+            return Response(
+                {"satellite_image": ["this image does not belong to the scene"]}, status=status.HTTP_400_BAD_REQUEST
+            )
+        mark = mark_create(scene=scene, author=request.user, satellite_image=image, **v)
+        return Response(MarkOutputSerializer(mark).data, status=status.HTTP_201_CREATED)
+
+
+def _stale_response(exc: StaleWrite) -> Response:
+    body = {
+        "detail": "This mark was changed by someone else; reload it and apply your edit again.",
+        "current": MarkOutputSerializer(exc.current).data,
+    }
+    return Response(body, status=status.HTTP_409_CONFLICT)
+
+
+class MarkDetailApi(APIView):
+    """Anyone who may see a mark reads it; only its author, on a scene still assigned to them,
+    changes or deletes it (and only while the item lifecycle has not locked it)."""
+
+    class MarkUpdateInputSerializer(serializers.Serializer):
+        version = serializers.IntegerField(min_value=1)
+        geometry = serializers.JSONField(required=False)
+        label = serializers.CharField(max_length=64, required=False)  # type: ignore[assignment]
+        time_start = serializers.FloatField(min_value=0, required=False)
+        time_end = serializers.FloatField(required=False, allow_null=True)
+        vertex_times = serializers.ListField(child=serializers.FloatField(), required=False)
+        facts = serializers.DictField(required=False)
+
+    class MarkDeleteInputSerializer(serializers.Serializer):
+        version = serializers.IntegerField(min_value=1)
+
+    def get_permissions(self) -> list[Any]:
+        if self.request.method in ("PATCH", "DELETE"):
+            return [IsAuthenticated(), IsAuthor(), IsAssignedToScene()]
+        return [IsAuthenticated()]
+
+    def _mark(self, request: Request, mark_id: int) -> Mark:
+        mark = selectors.mark_get(user=request.user, mark_id=mark_id)
+        self.check_object_permissions(request, mark)
+        return mark
+
+    @extend_schema(responses=MarkOutputSerializer)
+    def get(self, request: Request, mark_id: int) -> Response:
+        mark = self._mark(request, mark_id)
+        return Response(MarkOutputSerializer(mark, context={"viewer": request.user}).data)
+
+    @extend_schema(request=MarkUpdateInputSerializer, responses=MarkOutputSerializer)
+    def patch(self, request: Request, mark_id: int) -> Response:
+        mark = self._mark(request, mark_id)
+        data = self.MarkUpdateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        changes = dict(data.validated_data)
+        version = changes.pop("version")
+        try:
+            mark = mark_update(mark=mark, version=version, changes=changes)
+        except StaleWrite as exc:
+            return _stale_response(exc)
+        return Response(MarkOutputSerializer(mark).data)
+
+    @extend_schema(request=MarkDeleteInputSerializer, responses={204: None})
+    def delete(self, request: Request, mark_id: int) -> Response:
+        mark = self._mark(request, mark_id)
+        data = self.MarkDeleteInputSerializer(data=request.data or request.query_params)
+        data.is_valid(raise_exception=True)
+        try:
+            mark_delete(mark=mark, version=data.validated_data["version"])
+        except StaleWrite as exc:
+            return _stale_response(exc)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,71 @@
+"""Output shape of marks (pixel geometry, WGS84 beside it when the image is georeferenced)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from annotator.access.scopes import may_see_facts
+from annotator.marking.geometry import geometry_lonlat
+from annotator.models import Mark, SatelliteImage
+from media_tools.geo import GeoReference
+
+
+class MarkOutputSerializer(serializers.ModelSerializer):
+    """Facts (e.g. visible in video?) are answer keys: pass context={"viewer": user} and only the
+    author and admins get them, so a reviewer's blind answer stays blind."""
+
+    lonlat = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Mark
+        fields = [
+            "id",
+            "scene",
+            "satellite_image",
+            "author",
+            "kind",
+            "geometry",
+            "label",
+            "time_start",
+            "time_end",
+            "vertex_times",
+            "facts",
+            "version",
+            "locked",
+            "created_at",
+            "updated_at",
+            "lonlat",
+        ]
+
+    def get_lonlat(self, obj: Mark) -> dict[str, Any] | None:
+        return geometry_lonlat(obj.geometry, _georef_of(obj.satellite_image, self.context))
+
+    def to_representation(self, instance: Mark) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        viewer = self.context.get("viewer")
+        if viewer is not None and not may_see_facts(user=viewer, author_id=instance.author_id):
+            data.pop("facts", None)
+        return data
+
+
+def _georef_of(image: SatelliteImage, context: Any) -> GeoReference | None:
+    """The image's georeference, parsed once per response (a list shares one context)."""
+    cache = context.setdefault("_georefs", {})
+    if image.id not in cache:
+        cache[image.id] = GeoReference.from_dict(image.georef) if image.georef else None
+    return cache[image.id]
+
+
+def mark_feature(data: dict[str, Any]) -> dict[str, Any]:
+    """A serialized mark as a GeoJSON-like Feature: geometry in image pixels (x right, y down),
+    everything else in properties, and the WGS84 geometry beside it when georeferenced."""
+    props = {k: v for k, v in data.items() if k not in ("id", "geometry", "lonlat")}
+    return {
+        "type": "Feature",
+        "id": data["id"],
+        "geometry": data["geometry"],
+        "properties": props,
+        "geometry_lonlat": data.get("lonlat"),
+    }

@@ -1,0 +1,155 @@
+"""Marks: create, update with optimistic concurrency, delete.
+
+Who may call these (the author, on an assigned scene) is checked by the callers through
+annotator.access; what the lifecycle has locked is checked here, by the database."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotator.compiling import lifecycle
+from annotator.exceptions import Conflict, StaleWrite
+from annotator.marking.geometry import validate_geometry
+from annotator.marking.labels import label_clean
+from annotator.models import Mark, SatelliteImage, Scene, Video
+
+
+def _validate_times(
+    *,
+    kind: str,
+    geometry: dict[str, Any],
+    time_start: float,
+    time_end: float | None,
+    vertex_times: list[float],
+    duration: float | None,
+) -> None:
+    if time_start < 0:
+        raise ValidationError({"time_start": "time must be 0 s or later"})
+    if time_end is not None and time_end < time_start:
+        raise ValidationError(
+            {"time_end": f"the interval ends ({time_end:.2f} s) before it starts ({time_start:.2f} s)"}
+        )
+    last = time_end if time_end is not None else time_start
+    if duration is not None and last > duration + 1e-6:
+        raise ValidationError(
+            {
+                "time_end"
+                if time_end is not None
+                else "time_start": f"{last:.2f} s is past the end of the video ({duration:.2f} s)"
+            }
+        )
+    if kind != Mark.Kind.POLYLINE:
+        if vertex_times:
+            raise ValidationError({"vertex_times": "only trajectories (polylines) carry per-vertex times"})
+        return
+    if vertex_times:
+        if len(vertex_times) != len(geometry["coordinates"]):
+            raise ValidationError({"vertex_times": "give one time per vertex"})
+        if any(b < a for a, b in pairwise(vertex_times)):
+            raise ValidationError({"vertex_times": "vertex times must not go backwards"})
+
+
+@transaction.atomic
+def mark_create(
+    *,
+    scene: Scene,
+    author: Any,
+    satellite_image: SatelliteImage,
+    kind: str,
+    geometry: dict[str, Any],
+    label: str,
+    time_start: float,
+    time_end: float | None = None,
+    vertex_times: list[float] | None = None,
+    facts: dict[str, Any] | None = None,
+) -> Mark:
+    """Create a mark on one of the scene's satellite images."""
+    if not scene.satellite_images.filter(id=satellite_image.id).exists():
+        raise ValidationError({"satellite_image": "this image does not belong to the scene"})
+    validate_geometry(kind, geometry, width=satellite_image.width, height=satellite_image.height)
+    _validate_times(
+        kind=kind,
+        geometry=geometry,
+        time_start=time_start,
+        time_end=time_end,
+        vertex_times=vertex_times or [],
+        duration=scene.video.duration_s,
+    )
+    return Mark.objects.create(
+        scene=scene,
+        author=author,
+        satellite_image=satellite_image,
+        kind=kind,
+        geometry=geometry,
+        label=label_clean(label),
+        time_start=time_start,
+        time_end=time_end,
+        vertex_times=vertex_times or [],
+        facts=facts or {},
+    )
+
+
+EDITABLE_FIELDS = ("geometry", "label", "time_start", "time_end", "vertex_times", "facts")
+LOCKED_MESSAGE = "this mark is part of an item under review or approved; it cannot change now"
+
+
+def _video_duration(mark: Mark) -> float | None:
+    return Video.objects.filter(scene__id=mark.scene_id).values_list("duration_s", flat=True).first()
+
+
+def _write_missed(mark_id: int) -> Exception:
+    """Why a conditional write matched no row: the lock (409 with a sentence) or a newer version
+    (409 with the mark as it is now, so the page can offer keep-mine / take-theirs)."""
+    current = Mark.objects.select_related("satellite_image").get(id=mark_id)
+    return Conflict(LOCKED_MESSAGE) if current.locked else StaleWrite(current)
+
+
+def mark_update(*, mark: Mark, version: int, changes: dict[str, Any]) -> Mark:
+    """Apply `changes` if `version` is current and no submitted item locks the mark. Raises
+    StaleWrite (-> 409 with the current mark) or Conflict (-> 409, locked). Drafts and rejected
+    items compiled from the mark become stale.
+
+    Validation runs before the transaction, so the write lock is held only for one conditional
+    UPDATE (the database, not Python, decides who won a race) and the staleness UPDATE."""
+    merged = {f: changes.get(f, getattr(mark, f)) for f in EDITABLE_FIELDS}
+    image = mark.satellite_image
+    validate_geometry(mark.kind, merged["geometry"], width=image.width, height=image.height)
+    _validate_times(
+        kind=mark.kind,
+        geometry=merged["geometry"],
+        time_start=merged["time_start"],
+        time_end=merged["time_end"],
+        vertex_times=merged["vertex_times"],
+        # Times already stored were checked against the video when they were set.
+        duration=_video_duration(mark) if {"time_start", "time_end", "vertex_times"} & set(changes) else None,
+    )
+    merged["label"] = label_clean(str(merged["label"]))
+    merged["updated_at"] = timezone.now()
+    with transaction.atomic():
+        updated = Mark.objects.filter(id=mark.id, version=version, locked=False).update(
+            version=F("version") + 1, **merged
+        )
+        if not updated:
+            raise _write_missed(mark.id)
+        lifecycle.items_invalidate_for_mark(mark_id=mark.id)
+    # The conditional UPDATE succeeded, so the row is exactly `merged` at version + 1.
+    for field, value in merged.items():
+        setattr(mark, field, value)
+    mark.version = version + 1
+    return mark
+
+
+@transaction.atomic
+def mark_delete(*, mark: Mark, version: int) -> None:
+    """Delete the mark at `version` unless locked; drafts built from it go too, rejected items
+    built from it become stale (see lifecycle.items_release_mark)."""
+    lifecycle.items_release_mark(mark_id=mark.id)
+    deleted, _ = Mark.objects.filter(id=mark.id, version=version, locked=False).delete()
+    if not deleted:
+        raise _write_missed(mark.id)  # the transaction rolls back the item changes

@@ -1,0 +1,1 @@
+"""Processing steps: one function per job kind, (job, report_progress) -> finding."""

@@ -1,0 +1,1 @@
+"""Dashboards: each role's overview pages."""

@@ -1,0 +1,1 @@
+"""Reviewing: blind answers, decisions with reasons from the taxonomy, the reviewer queue."""

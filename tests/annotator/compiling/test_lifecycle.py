@@ -1,0 +1,158 @@
+"""annotator.compiling.lifecycle: every item transition, the marks it locks, stale items refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.compiling import lifecycle
+from annotator.compiling.services import item_compile
+from annotator.exceptions import Conflict
+from annotator.marking.services import mark_delete, mark_update
+from annotator.models import Item, Mark
+from tests.factories import ItemFactory, MarkFactory
+
+pytestmark = pytest.mark.django_db
+
+S = Item.State
+TV = Item.Task.TARGET_VISIBILITY
+
+
+def _locked(mark: Mark) -> bool:
+    return Mark.objects.get(id=mark.id).locked
+
+
+def _draft(annotator) -> tuple[Item, Mark]:  # type: ignore[no-untyped-def]
+    mark = MarkFactory(author=annotator, facts={"visible": True})
+    return item_compile(user=annotator, task=TV, mark_ids=[mark.id]), mark
+
+
+def test_compile_makes_a_fresh_draft_that_locks_nothing(annotator) -> None:
+    item, mark = _draft(annotator)
+    assert (item.state, item.stale, _locked(mark)) == (S.DRAFT, False, False)
+    assert item.provenance["marks"][0]["version"] == 1
+
+
+def test_submit_moves_a_draft_to_review_and_locks_its_marks(annotator) -> None:
+    item, mark = _draft(annotator)
+    lifecycle.item_submit(item=item)
+    assert Item.objects.get(id=item.id).state == S.IN_REVIEW
+    assert _locked(mark)
+
+
+def test_approve_keeps_the_marks_locked(annotator) -> None:
+    item, mark = _draft(annotator)
+    lifecycle.item_submit(item=item)
+    lifecycle.item_approve(item=item)
+    assert Item.objects.get(id=item.id).state == S.APPROVED
+    assert _locked(mark)
+
+
+def test_reject_unlocks_marks_no_other_item_holds(annotator) -> None:
+    # given two items in review sharing one mark
+    item, mark = _draft(annotator)
+    other = item_compile(user=annotator, task=TV, mark_ids=[mark.id], seed=3)
+    lifecycle.item_submit(item=item)
+    lifecycle.item_submit(item=other)
+
+    # when one is rejected / then the mark stays locked by the other
+    lifecycle.item_reject(item=item)
+    assert Item.objects.get(id=item.id).state == S.REJECTED
+    assert _locked(mark)
+
+    # when the other is rejected too / then the mark is the author's to fix again
+    lifecycle.item_reject(item=other)
+    assert not _locked(mark)
+
+
+@pytest.mark.parametrize(
+    ("state", "action", "message"),
+    [
+        (S.IN_REVIEW, "item_submit", "the item is in review; only drafts can be submitted"),
+        (S.APPROVED, "item_submit", "the item is approved; only drafts can be submitted"),
+        (S.REJECTED, "item_submit", "the item is rejected; only drafts can be submitted"),
+        (S.DRAFT, "item_approve", "the item is draft; only items in review can be approved"),
+        (S.APPROVED, "item_approve", "the item is approved; only items in review can be approved"),
+        (S.REJECTED, "item_approve", "the item is rejected; only items in review can be approved"),
+        (S.DRAFT, "item_reject", "the item is draft; only items in review can be rejected"),
+        (S.APPROVED, "item_reject", "the item is approved; only items in review can be rejected"),
+    ],
+)
+def test_illegal_transitions_are_refused_and_change_nothing(annotator, state: str, action: str, message: str) -> None:
+    mark = MarkFactory(author=annotator)
+    item = ItemFactory(author=annotator, scene=mark.scene, marks=[mark], state=state)
+    locked_before = _locked(mark)
+    with pytest.raises(Conflict, match=message):
+        getattr(lifecycle, action)(item=item)
+    assert Item.objects.get(id=item.id).state == state
+    assert _locked(mark) == locked_before
+
+
+def test_editing_a_mark_makes_its_draft_stale_and_submit_refuses_it(annotator) -> None:
+    # given a draft keyed on mark v1
+    item, mark = _draft(annotator)
+
+    # when the mark changes to v2
+    mark_update(mark=mark, version=1, changes={"facts": {"visible": False}})
+
+    # then the draft is stale and cannot reach review with its old key
+    assert Item.objects.get(id=item.id).stale
+    with pytest.raises(Conflict, match="compile it again"):
+        lifecycle.item_submit(item=item)
+    assert Item.objects.get(id=item.id).state == S.DRAFT
+    assert not _locked(mark)
+
+    # and compiling again gives a fresh draft with the new key that can be submitted
+    fresh = item_compile(user=annotator, task=TV, mark_ids=[mark.id])
+    assert (fresh.answer, fresh.stale) == ("no", False)
+    lifecycle.item_submit(item=fresh)
+    assert Item.objects.get(id=fresh.id).state == S.IN_REVIEW
+
+
+def test_a_version_mismatch_is_refused_even_without_the_flag(annotator) -> None:
+    # given a draft whose provenance names an older version than the mark has (written around
+    # the services, e.g. by an import) / then submit compares versions and refuses
+    item, mark = _draft(annotator)
+    Mark.objects.filter(id=mark.id).update(version=5)
+    with pytest.raises(Conflict, match="compile it again"):
+        lifecycle.item_submit(item=item)
+
+
+def test_approving_a_stale_item_is_refused(annotator) -> None:
+    item, _ = _draft(annotator)
+    lifecycle.item_submit(item=item)
+    Item.objects.filter(id=item.id).update(stale=True)
+    with pytest.raises(Conflict, match="compile it again"):
+        lifecycle.item_approve(item=item)
+    assert Item.objects.get(id=item.id).state == S.IN_REVIEW
+    # a stale item can still be rejected: that is how it goes back to its author
+    lifecycle.item_reject(item=item)
+    assert Item.objects.get(id=item.id).state == S.REJECTED
+
+
+def test_a_rejected_item_goes_stale_when_its_mark_is_fixed(annotator) -> None:
+    item, mark = _draft(annotator)
+    lifecycle.item_submit(item=item)
+    lifecycle.item_reject(item=item)
+    mark_update(mark=mark, version=1, changes={"label": "van"})
+    assert Item.objects.get(id=item.id).stale
+
+
+def test_a_locked_mark_refuses_edit_and_delete(annotator) -> None:
+    item, mark = _draft(annotator)
+    lifecycle.item_submit(item=item)
+    with pytest.raises(Conflict, match="cannot change now"):
+        mark_update(mark=mark, version=1, changes={"label": "van"})
+    with pytest.raises(Conflict, match="cannot change now"):
+        mark_delete(mark=mark, version=1)
+    stored = Mark.objects.get(id=mark.id)
+    assert (stored.version, stored.label) == (1, mark.label)
+
+
+def test_deleting_a_mark_drops_its_drafts_and_makes_rejected_items_stale(annotator) -> None:
+    draft, mark = _draft(annotator)
+    rejected = item_compile(user=annotator, task=TV, mark_ids=[mark.id], seed=11)
+    lifecycle.item_submit(item=rejected)
+    lifecycle.item_reject(item=rejected)
+    mark_delete(mark=mark, version=1)
+    assert not Item.objects.filter(id=draft.id).exists()
+    assert Item.objects.get(id=rejected.id).stale

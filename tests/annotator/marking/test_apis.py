@@ -1,0 +1,259 @@
+"""annotator.marking.apis (and the other annotator APIs): roles and ownership checked on the
+server, field errors, 409s, GeoJSON-like features, and list endpoints whose query count does not grow with the rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.models import Mark
+from tests.factories import ItemFactory, MarkFactory, SceneFactory
+
+pytestmark = pytest.mark.django_db
+
+POINT = {"type": "Point", "coordinates": [20, 30]}
+BOWTIE = {"type": "Polygon", "coordinates": [[[0, 0], [50, 50], [50, 0], [0, 50]]]}
+WIDER_THAN_THE_IMAGE = {"type": "Polygon", "coordinates": [[[0, 0], [500, 0], [0, 50]]]}  # images are 200 px wide
+
+
+def _new_mark(scene, **overrides):  # type: ignore[no-untyped-def]
+    image = scene.satellite_images.get()
+    body = {"satellite_image": image.id, "kind": "point", "geometry": POINT, "label": "car", "time_start": 0.5}
+    return {**body, **overrides}
+
+
+# ---- who may read and write marks ------------------------------------------------------------
+
+
+def test_annotator_cannot_read_another_annotators_marks(annotator, other_annotator, api) -> None:
+    # given a scene assigned to both, with one mark each
+    scene = SceneFactory(annotators=[annotator, other_annotator])
+    mine = MarkFactory(scene=scene, author=annotator)
+    theirs = MarkFactory(scene=scene, author=other_annotator)
+
+    # then the list shows only mine, and theirs is not found
+    client = api(annotator)
+    assert [m["id"] for m in client.get(f"/api/scenes/{scene.id}/marks/").json()] == [mine.id]
+    assert client.get(f"/api/marks/{theirs.id}/").status_code == 404
+    assert client.patch(f"/api/marks/{theirs.id}/", {"version": 1, "label": "bus"}, format="json").status_code == 404
+
+
+def test_annotator_cannot_see_a_scene_not_assigned(annotator, api) -> None:
+    scene = SceneFactory()
+    assert api(annotator).get(f"/api/scenes/{scene.id}/").status_code == 404
+    assert api(annotator).post(f"/api/scenes/{scene.id}/marks/", {}, format="json").status_code in (403, 404)
+
+
+def test_annotator_cannot_read_any_review(annotator, api) -> None:
+    assert api(annotator).get("/api/reviews/").status_code == 403
+    assert api(annotator).get("/api/review/queue/").status_code == 403
+
+
+def test_reviewer_cannot_edit_or_create_marks(annotator, reviewer, api) -> None:
+    # given a mark of a submitted item, which the reviewer may see
+    scene = SceneFactory(annotators=[annotator])
+    mark = MarkFactory(scene=scene, author=annotator)
+    ItemFactory(scene=scene, author=annotator, marks=[mark], state="in_review")
+    client = api(reviewer)
+
+    # then every write is refused and nothing changed
+    assert client.patch(f"/api/marks/{mark.id}/", {"version": 1, "label": "bus"}, format="json").status_code == 403
+    assert client.delete(f"/api/marks/{mark.id}/", {"version": 1}, format="json").status_code == 403
+    assert client.post(f"/api/scenes/{scene.id}/marks/", _new_mark(scene), format="json").status_code in (403, 404)
+    mark.refresh_from_db()
+    assert (mark.label, mark.version) == ("roundabout", 1)
+
+
+def test_only_an_admin_can_release(annotator, reviewer, admin, api) -> None:
+    for user in (annotator, reviewer):
+        assert api(user).post("/api/releases/", {"version": "v1"}, format="json").status_code == 403
+    assert api().post("/api/releases/", {"version": "v1"}, format="json").status_code in (401, 403)
+    response = api(admin).post("/api/releases/", {"version": "v1"}, format="json")
+    assert response.status_code in (201, 400, 409), response.content  # allowed; may refuse an empty set
+
+
+def test_only_an_admin_imports_scenes(annotator, reviewer, api) -> None:
+    for user in (annotator, reviewer):
+        assert api(user).post("/api/scenes/", {}, format="multipart").status_code == 403
+
+
+# ---- validation, conflicts, features ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "message"),
+    [
+        ({"geometry": {"type": "Point", "coordinates": [500, 30]}}, "geometry", "outside the 200x100 px"),
+        (
+            {"kind": "polygon", "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [50, 50], [50, 0], [0, 50]]]}},
+            "geometry",
+            "not a simple polygon",
+        ),
+        ({"time_start": 1.5, "time_end": 1.0}, "time_end", "before it starts"),
+        (
+            {"kind": "ellipse", "geometry": {"type": "Ellipse", "center": [50, 50], "radii": [0, 5]}},
+            "geometry",
+            "radii",
+        ),
+    ],
+)
+def test_bad_mark_is_a_field_error(annotator, api, overrides: dict, field: str, message: str) -> None:
+    scene = SceneFactory(annotators=[annotator])
+    response = api(annotator).post(f"/api/scenes/{scene.id}/marks/", _new_mark(scene, **overrides), format="json")
+    assert response.status_code == 400
+    assert message in " ".join(response.json()[field])
+    assert not Mark.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "body, field, message",
+    [
+        ({"label": "bus"}, "version", "required"),
+        ({"version": 0}, "version", "greater than or equal to 1"),
+        ({"version": 1, "time_end": "soon"}, "time_end", "valid number"),
+        ({"version": 1, "time_start": 1.2, "time_end": 0.4}, "time_end", "before it starts"),
+        ({"version": 1, "geometry": BOWTIE}, "geometry", "not a simple polygon"),
+        ({"version": 1, "geometry": WIDER_THAN_THE_IMAGE}, "geometry", "outside"),
+        ([1, 2], "non_field_errors", "Expected a dictionary"),
+    ],
+)
+def test_bad_edit_is_a_field_error_and_changes_nothing(annotator, api, body, field: str, message: str) -> None:
+    mark = MarkFactory(scene=SceneFactory(annotators=[annotator]), author=annotator)
+    client = api(annotator)
+    for _ in range(2):  # the same answer again: nothing is kept between requests
+        response = client.patch(f"/api/marks/{mark.id}/", body, format="json")
+        assert response.status_code == 400
+        assert message in " ".join(response.json()[field])
+    stored = Mark.objects.get(id=mark.id)
+    assert (stored.version, stored.geometry, stored.time_end) == (1, mark.geometry, mark.time_end)
+
+
+def test_stale_write_is_a_409_with_the_current_mark(annotator, api) -> None:
+    scene = SceneFactory(annotators=[annotator])
+    mark = MarkFactory(scene=scene, author=annotator)
+    client = api(annotator)
+    assert client.patch(f"/api/marks/{mark.id}/", {"version": 1, "label": "car"}, format="json").status_code == 200
+    stale = client.patch(f"/api/marks/{mark.id}/", {"version": 1, "label": "bus"}, format="json")
+    assert stale.status_code == 409
+    assert (stale.json()["current"]["label"], stale.json()["current"]["version"]) == ("car", 2)
+
+
+def test_marks_as_features_in_and_out(annotator, api) -> None:
+    # given a mark posted as a GeoJSON-like Feature
+    scene = SceneFactory(annotators=[annotator])
+    image = scene.satellite_images.get()
+    feature = {
+        "type": "Feature",
+        "geometry": POINT,
+        "properties": {"satellite_image": image.id, "kind": "point", "label": "car", "time_start": 0.5},
+    }
+    client = api(annotator)
+    created = client.post(f"/api/scenes/{scene.id}/marks/", feature, format="json")
+    assert created.status_code == 201, created.content
+
+    # then the collection returns it as a Feature in pixels; no lat/lon without a georeference
+    body = client.get(f"/api/scenes/{scene.id}/marks/?as=features").json()
+    [out] = body["features"]
+    assert body["type"] == "FeatureCollection" and out["type"] == "Feature"
+    assert (out["id"], out["geometry"], out["properties"]["label"]) == (created.json()["id"], POINT, "car")
+    assert out["geometry_lonlat"] is None
+
+
+def test_marks_carry_lat_lon_when_the_image_is_georeferenced(annotator, api) -> None:
+    # given an image georeferenced by its corners (a north-up 200x100 px box)
+    scene = SceneFactory(annotators=[annotator])
+    image = scene.satellite_images.get()
+    from media_tools.geo import georef_from_corners
+
+    corners = {"tl": (57.49, 12.00), "tr": (57.49, 12.02), "br": (57.48, 12.02), "bl": (57.48, 12.00)}
+    image.georef = georef_from_corners(corners, width=200, height=100).to_dict()
+    image.save()
+    MarkFactory(scene=scene, author=annotator, kind="point", geometry={"type": "Point", "coordinates": [100, 50]})
+
+    # then the mark's centre pixel is the box's centre in lat/lon
+    [mark] = api(annotator).get(f"/api/scenes/{scene.id}/marks/").json()
+    lon, lat = mark["lonlat"]["coordinates"]
+    assert lat == pytest.approx(57.485, abs=1e-4) and lon == pytest.approx(12.01, abs=1e-4)
+
+
+# ---- list endpoints: a fixed number of queries -----------------------------------------------
+
+
+def _count(client, url: str) -> int:  # type: ignore[no-untyped-def]
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.get(url)  # the first request also loads the user's roles, cached afterwards
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    return len(ctx.captured_queries)
+
+
+def test_marks_list_queries_do_not_grow(annotator, api) -> None:
+    scene = SceneFactory(annotators=[annotator])
+    client, url = api(annotator), f"/api/scenes/{scene.id}/marks/"
+    MarkFactory(scene=scene, author=annotator)
+    few = _count(client, url)
+    for _ in range(10):
+        MarkFactory(scene=scene, author=annotator)
+    assert _count(client, url) == few <= 6
+
+
+def test_scene_list_queries_do_not_grow(annotator, api) -> None:
+    client = api(annotator)
+    SceneFactory(annotators=[annotator])
+    few = _count(client, "/api/scenes/")
+    for _ in range(6):
+        SceneFactory(annotators=[annotator])
+    assert _count(client, "/api/scenes/") == few <= 10
+
+
+def test_item_list_queries_do_not_grow(annotator, api) -> None:
+    scene = SceneFactory(annotators=[annotator])
+    client = api(annotator)
+    ItemFactory(scene=scene, author=annotator, marks=[MarkFactory(scene=scene, author=annotator)])
+    few = _count(client, "/api/items/")
+    for _ in range(6):
+        ItemFactory(scene=scene, author=annotator, marks=[MarkFactory(scene=scene, author=annotator)])
+    assert _count(client, "/api/items/") == few <= 8
+
+
+def test_facts_and_the_lock_as_each_role_sees_them(annotator, reviewer, admin, api) -> None:
+    # given a mark whose facts are an answer key, used by an item in review
+    scene = SceneFactory(annotators=[annotator])
+    mark = MarkFactory(scene=scene, author=annotator, facts={"visible": True})
+    ItemFactory(scene=scene, author=annotator, marks=[mark], state="in_review")
+
+    # then its author and admins read the facts, a reviewer (still blind) does not; all see the lock
+    for user, sees_facts in ((annotator, True), (admin, True), (reviewer, False)):
+        body = api(user).get(f"/api/marks/{mark.id}/").json()
+        assert ("facts" in body) is sees_facts, user
+        assert body["locked"] is True
+        assert body["lonlat"] is None  # the factory's image has no georeference
+
+
+def test_only_the_author_on_an_assigned_scene_edits_or_deletes(annotator, other_annotator, admin, api) -> None:
+    # given a mark on a scene assigned to two annotators
+    scene = SceneFactory(annotators=[annotator, other_annotator])
+    mark = MarkFactory(scene=scene, author=annotator)
+    edit = {"version": 1, "label": "bus"}
+
+    # then neither the other annotator (404: not theirs to see) nor an admin (403) may change it
+    assert api(other_annotator).patch(f"/api/marks/{mark.id}/", edit, format="json").status_code == 404
+    refused = api(admin).patch(f"/api/marks/{mark.id}/", edit, format="json")
+    assert refused.status_code == 403 and refused.json()["detail"] == "only its author can change this"
+    assert api(admin).delete(f"/api/marks/{mark.id}/", {"version": 1}, format="json").status_code == 403
+
+    # and once the scene is taken from the author, they cannot change it either
+    scene.assignments.filter(annotator=annotator).delete()
+    gone = api(annotator).patch(f"/api/marks/{mark.id}/", edit, format="json")
+    assert gone.status_code == 403 and gone.json()["detail"] == "this scene is not assigned to you"
+    assert Mark.objects.get(id=mark.id).label == "roundabout"
+
+
+def test_a_locked_mark_answers_409_with_a_sentence(annotator, api) -> None:
+    scene = SceneFactory(annotators=[annotator])
+    mark = MarkFactory(scene=scene, author=annotator)
+    ItemFactory(scene=scene, author=annotator, marks=[mark], state="approved")
+    response = api(annotator).patch(f"/api/marks/{mark.id}/", {"version": 1, "label": "bus"}, format="json")
+    assert response.status_code == 409
+    assert "cannot change now" in response.json()["detail"]

@@ -1,0 +1,162 @@
+"""annotator.marking.geometry: mark shapes in image pixels, with the field message a person sees."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from annotator.marking.geometry import ellipse_polygon, region_shape, validate_geometry
+
+W, H = 200, 100
+
+
+def _error(kind: str, geometry: object, *, width: int = W, height: int = H) -> dict[str, list[str]]:
+    with pytest.raises(ValidationError) as err:
+        validate_geometry(kind, geometry, width=width, height=height)
+    return err.value.message_dict
+
+
+def polygon(*pts: tuple[float, float]) -> dict:
+    return {"type": "Polygon", "coordinates": [[list(p) for p in pts]]}
+
+
+def ellipse(cx: float, cy: float, rx: float, ry: float, rotation: object = 0) -> dict:
+    return {"type": "Ellipse", "center": [cx, cy], "radii": [rx, ry], "rotation": rotation}
+
+
+def test_valid_polygon_returns_its_shape() -> None:
+    # given a 50 x 30 px rectangle inside a 200 x 100 image / when validated
+    shape = validate_geometry("polygon", polygon((10, 10), (60, 10), (60, 40), (10, 40)), width=W, height=H)
+
+    # then the shapely shape has its area and bounds
+    assert shape.area == 1500
+    assert shape.bounds == (10, 10, 60, 40)
+
+
+def test_closed_ring_is_accepted() -> None:
+    shape = validate_geometry("polygon", polygon((0, 0), (10, 0), (10, 10), (0, 0)), width=W, height=H)
+    assert shape.area == 50
+
+
+def test_self_intersecting_polygon_is_refused() -> None:
+    # given a bow tie: edges (0,0)-(50,50) and (50,0)-(0,50) cross at (25,25)
+    errors = _error("polygon", polygon((0, 0), (50, 50), (50, 0), (0, 50)))
+
+    # then the message says why, in shapely's words, with the crossing point
+    assert list(errors) == ["geometry"]
+    assert "not a simple polygon" in errors["geometry"][0]
+    assert "Self-intersection[25 25]" in errors["geometry"][0]
+
+
+@pytest.mark.parametrize(
+    ("geometry", "message"),
+    [
+        (polygon((0, 0), (10, 0)), "at least 3 distinct vertices"),
+        (polygon((0, 0), (10, 0), (10, 0), (0, 0)), "at least 3 distinct vertices"),
+        (polygon((0, 0), (10, 10), (20, 20)), "not a simple polygon"),  # collinear: no area
+        ({"type": "Polygon", "coordinates": [[[0, 0], [9, 0], [9, 9]], [[1, 1], [2, 1], [2, 2]]]}, "no holes"),
+        ({"type": "Polygon"}, "missing 'coordinates'"),
+        ({"type": "Point", "coordinates": [1, 1]}, "needs geometry of type 'Polygon'"),
+        (polygon((0, 0), (10, "a"), (0, 10)), "expected [x, y] in pixels"),
+        (polygon((0, 0), (10, math.nan), (0, 10)), "expected [x, y] in pixels"),
+        (polygon((0, 0), (10, math.inf), (0, 10)), "expected [x, y] in pixels"),
+    ],
+)
+def test_bad_polygons_are_refused(geometry: dict, message: str) -> None:
+    errors = _error("polygon", geometry)
+    assert message in errors["geometry"][0]
+
+
+def test_vertex_outside_image_names_the_vertex() -> None:
+    # given a polygon whose third vertex is right of a 200 px wide image
+    errors = _error("polygon", polygon((10, 10), (60, 10), (201, 40), (10, 40)))
+
+    # then
+    assert errors == {"geometry": ["vertex 2 (201.0, 40.0) is outside the 200x100 px satellite image"]}
+
+
+def test_vertices_on_the_border_are_inside() -> None:
+    shape = validate_geometry("polygon", polygon((0, 0), (W, 0), (W, H), (0, H)), width=W, height=H)
+    assert shape.area == W * H
+
+
+@pytest.mark.parametrize(
+    ("geometry", "ok"),
+    [
+        ({"type": "Point", "coordinates": [0, 0]}, True),
+        ({"type": "Point", "coordinates": [200, 100]}, True),
+        ({"type": "Point", "coordinates": [-0.5, 50]}, False),
+        ({"type": "Point", "coordinates": [50, 100.5]}, False),
+    ],
+)
+def test_point_bounds(geometry: dict, ok: bool) -> None:
+    if ok:
+        assert validate_geometry("point", geometry, width=W, height=H).coords[0] == tuple(geometry["coordinates"])
+    else:
+        assert "outside the 200x100 px" in _error("point", geometry)["geometry"][0]
+
+
+def test_polyline_needs_two_vertices() -> None:
+    assert (
+        validate_geometry(
+            "polyline", {"type": "LineString", "coordinates": [[0, 0], [30, 40]]}, width=W, height=H
+        ).length
+        == 50
+    )
+    errors = _error("polyline", {"type": "LineString", "coordinates": [[0, 0]]})
+    assert errors == {"geometry": ["a trajectory needs at least 2 vertices"]}
+
+
+def test_ellipse_area_and_extent() -> None:
+    # given an ellipse with radii 40 x 20 at (100, 50)
+    shape = validate_geometry("ellipse", ellipse(100, 50, 40, 20), width=W, height=H)
+
+    # then it is a 64-gon whose area is within 0.2% of pi*a*b and whose extent is the radii
+    assert shape.area == pytest.approx(math.pi * 40 * 20, rel=2e-3)
+    assert shape.bounds == pytest.approx((60, 30, 140, 70), abs=0.1)
+
+
+def test_ellipse_rotation_turns_the_extent() -> None:
+    # given a wide ellipse that fits the 200 x 100 image lying down but not standing up
+    lying = ellipse(100, 50, 60, 10, rotation=0)
+    standing = ellipse(100, 50, 60, 10, rotation=90)
+
+    # then rotation is applied before the bounds check
+    validate_geometry("ellipse", lying, width=W, height=H)
+    errors = _error("ellipse", standing)
+    assert "outside the 200x100 px satellite image" in errors["geometry"][0]
+    assert ellipse_polygon(100, 50, 60, 10, 90).bounds == pytest.approx((90, -10, 110, 110), abs=0.1)
+
+
+def test_ellipse_center_inside_but_edge_outside_is_refused() -> None:
+    errors = _error("ellipse", ellipse(190, 50, 20, 10))
+    assert "outside the 200x100 px satellite image" in errors["geometry"][0]
+
+
+@pytest.mark.parametrize(
+    ("geometry", "message"),
+    [
+        (ellipse(100, 50, 0, 10), "ellipse radii must be positive"),
+        (ellipse(100, 50, 10, -1), "ellipse radii must be positive"),
+        (ellipse(100, 50, 10, 10, rotation="north"), "ellipse rotation must be a number of degrees"),
+        ({"type": "Ellipse", "center": [100, 50]}, "expected [x, y] in pixels, got None"),
+        ({"type": "Polygon", "center": [1, 1], "radii": [1, 1]}, "needs geometry of type 'Ellipse'"),
+    ],
+)
+def test_bad_ellipses_are_refused(geometry: dict, message: str) -> None:
+    assert message in _error("ellipse", geometry)["geometry"][0]
+
+
+def test_unknown_kind_is_a_kind_error() -> None:
+    assert _error("circle", {"type": "Circle"}) == {"kind": ["unknown mark kind 'circle'"]}
+
+
+def test_geometry_must_be_an_object() -> None:
+    assert "needs geometry of type 'Point'" in _error("point", [1, 2])["geometry"][0]
+
+
+def test_region_shape_of_ellipse_and_polygon() -> None:
+    assert region_shape("ellipse", ellipse(50, 50, 10, 10)).centroid.coords[0] == pytest.approx((50, 50))
+    assert region_shape("polygon", polygon((0, 0), (4, 0), (4, 4), (0, 4))).area == 16

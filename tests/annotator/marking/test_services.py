@@ -1,0 +1,213 @@
+"""annotator.marking.services: create, update with optimistic concurrency, delete."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from annotator.exceptions import Conflict, StaleWrite
+from annotator.marking.services import mark_create, mark_delete, mark_update
+from annotator.models import Item, Mark
+from tests.factories import SQUARE, ItemFactory, MarkFactory, SatelliteImageFactory, SceneFactory
+
+pytestmark = pytest.mark.django_db
+
+TRACK = {"type": "LineString", "coordinates": [[10, 10], [50, 20], [90, 60]]}
+
+
+def _create(scene, author, **overrides):  # type: ignore[no-untyped-def]
+    fields = {
+        "kind": "polygon",
+        "geometry": SQUARE,
+        "label": "  Pond ",
+        "time_start": 0.5,
+        "time_end": 1.5,
+        "facts": {"visible": True},
+        **overrides,
+    }
+    return mark_create(scene=scene, author=author, satellite_image=scene.satellite_images.first(), **fields)
+
+
+def test_mark_create_stores_the_mark(annotator) -> None:
+    # given a scene with a 2 s video and a 200 x 100 image
+    scene = SceneFactory(annotators=[annotator])
+
+    # when a region is drawn
+    mark = _create(scene, annotator)
+
+    # then the row carries it, label trimmed, at version 1
+    row = Mark.objects.get(id=mark.id)
+    assert (row.kind, row.label, row.time_start, row.time_end, row.version) == ("polygon", "pond", 0.5, 1.5, 1)
+    assert row.geometry == SQUARE and row.facts == {"visible": True}
+    assert (row.author, row.scene, row.satellite_image) == (annotator, scene, scene.satellite_images.first())
+
+
+def test_trajectory_with_vertex_times(annotator) -> None:
+    scene = SceneFactory()
+    mark = _create(scene, annotator, kind="polyline", geometry=TRACK, time_end=None, vertex_times=[0.0, 0.5, 1.5])
+    assert Mark.objects.get(id=mark.id).vertex_times == [0.0, 0.5, 1.5]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "message"),
+    [
+        ({"time_start": 1.5, "time_end": 0.5}, "time_end", "the interval ends (0.50 s) before it starts (1.50 s)"),
+        ({"time_start": -0.1, "time_end": None}, "time_start", "time must be 0 s or later"),
+        ({"time_start": 2.5, "time_end": None}, "time_start", "2.50 s is past the end of the video (2.00 s)"),
+        ({"time_end": 3.0}, "time_end", "3.00 s is past the end of the video (2.00 s)"),
+        (
+            {"vertex_times": [0.0, 1.0, 2.0, 3.0]},
+            "vertex_times",
+            "only trajectories (polylines) carry per-vertex times",
+        ),
+        (
+            {"kind": "polyline", "geometry": TRACK, "vertex_times": [0.0, 1.0]},
+            "vertex_times",
+            "give one time per vertex",
+        ),
+        (
+            {"kind": "polyline", "geometry": TRACK, "vertex_times": [0.0, 1.0, 0.5]},
+            "vertex_times",
+            "vertex times must not go backwards",
+        ),
+        (
+            {"geometry": {"type": "Polygon", "coordinates": [[[0, 0], [250, 0], [0, 50]]]}},
+            "geometry",
+            "vertex 1 (250.0, 0.0) is outside the 200x100 px satellite image",
+        ),
+    ],
+)
+def test_mark_create_refuses(annotator, overrides: dict, field: str, message: str) -> None:
+    # given a scene / when a bad mark is drawn / then the field says why and nothing is stored
+    scene = SceneFactory()
+    with pytest.raises(ValidationError) as err:
+        _create(scene, annotator, **overrides)
+    assert err.value.message_dict == {field: [message]}
+    assert Mark.objects.count() == 0
+
+
+def test_mark_create_on_an_image_of_another_scene(annotator) -> None:
+    scene = SceneFactory()
+    with pytest.raises(ValidationError) as err:
+        mark_create(
+            scene=scene,
+            author=annotator,
+            satellite_image=SatelliteImageFactory(),
+            kind="point",
+            geometry={"type": "Point", "coordinates": [1, 1]},
+            label="car",
+            time_start=0,
+        )
+    assert err.value.message_dict == {"satellite_image": ["this image does not belong to the scene"]}
+
+
+def test_unprobed_video_does_not_limit_times(annotator) -> None:
+    # given a video whose duration is not known yet / then times are not checked against it
+    scene = SceneFactory(video__unprobed=True)
+    assert _create(scene, annotator, time_start=50.0, time_end=60.0).time_end == 60.0
+
+
+def test_mark_update_with_current_version(annotator) -> None:
+    # given a mark at version 1
+    mark = MarkFactory(author=annotator)
+
+    # when it is moved with version 1
+    moved = {"type": "Polygon", "coordinates": [[[20, 20], [80, 20], [80, 60]]]}
+    updated = mark_update(mark=mark, version=1, changes={"geometry": moved, "label": " lake "})
+
+    # then the row has the change and version 2; untouched fields keep their values
+    row = Mark.objects.get(id=mark.id)
+    assert (row.geometry, row.label, row.version) == (moved, "lake", 2)
+    assert (row.time_start, row.time_end, row.facts) == (0.0, 1.5, {"visible": True})
+    assert updated.version == 2
+
+
+def test_mark_update_with_stale_version_raises_and_changes_nothing(annotator) -> None:
+    # given a mark someone already moved to version 2
+    mark = MarkFactory(author=annotator)
+    mark_update(mark=mark, version=1, changes={"label": "car"})
+
+    # when a second edit still carries version 1
+    with pytest.raises(StaleWrite) as err:
+        mark_update(mark=mark, version=1, changes={"label": "bus"})
+
+    # then the current mark comes with the error and the row keeps the first edit
+    assert (err.value.current.id, err.value.current.version, err.value.current.label) == (mark.id, 2, "car")
+    assert Mark.objects.get(id=mark.id).label == "car"
+
+
+def test_mark_update_validates_the_merged_mark(annotator) -> None:
+    # given a mark spanning 0-1.5 s / when only the start moves past the end
+    mark = MarkFactory(author=annotator)
+    with pytest.raises(ValidationError) as err:
+        mark_update(mark=mark, version=1, changes={"time_start": 1.8})
+
+    # then the interval is refused and the row is unchanged
+    assert list(err.value.message_dict) == ["time_end"]
+    assert Mark.objects.get(id=mark.id).version == 1
+
+
+@pytest.mark.parametrize("state", [Item.State.IN_REVIEW, Item.State.APPROVED])
+def test_marks_of_items_under_review_are_frozen(annotator, state: str) -> None:
+    mark = MarkFactory(author=annotator)
+    ItemFactory(scene=mark.scene, author=annotator, marks=[mark], state=state)
+    with pytest.raises(Conflict):
+        mark_update(mark=mark, version=1, changes={"label": "truck"})
+    assert Mark.objects.get(id=mark.id).version == 1
+
+
+def test_mark_delete_removes_the_mark_and_its_drafts(annotator) -> None:
+    # given a mark with a draft item built from it
+    mark = MarkFactory(author=annotator)
+    draft = ItemFactory(scene=mark.scene, author=annotator, marks=[mark])
+
+    # when deleted with the current version
+    mark_delete(mark=mark, version=1)
+
+    # then mark and draft are gone
+    assert not Mark.objects.filter(id=mark.id).exists()
+    assert not Item.objects.filter(id=draft.id).exists()
+
+
+def test_mark_delete_with_stale_version(annotator) -> None:
+    mark = MarkFactory(author=annotator)
+    mark_update(mark=mark, version=1, changes={"label": "van"})
+    with pytest.raises(StaleWrite) as err:
+        mark_delete(mark=mark, version=1)
+    assert err.value.current.version == 2
+    assert Mark.objects.filter(id=mark.id).exists()
+
+
+@pytest.mark.parametrize("state", [Item.State.IN_REVIEW, Item.State.APPROVED])
+def test_mark_of_a_submitted_item_cannot_be_deleted(annotator, state: str) -> None:
+    mark = MarkFactory(author=annotator)
+    ItemFactory(scene=mark.scene, author=annotator, marks=[mark], state=state)
+    with pytest.raises(Conflict):
+        mark_delete(mark=mark, version=1)
+    assert Mark.objects.filter(id=mark.id).exists()
+
+
+def test_label_must_come_from_the_label_set(annotator, settings) -> None:
+    # given a project whose label set is three words
+    settings.SKYMARK_LABELS = ["car", "bus", "central island"]
+    mark = MarkFactory(author=annotator, label="car")
+
+    # then a label outside it is a field error, and spacing and case follow the set
+    with pytest.raises(ValidationError) as err:
+        mark_update(mark=mark, version=1, changes={"label": "spaceship"})
+    assert (
+        "'spaceship' is not in the project's label set (car, bus, central island" in err.value.message_dict["label"][0]
+    )
+    updated = mark_update(mark=mark, version=1, changes={"label": " Central   Island "})
+    assert updated.label == "central island"
+
+
+def test_items_of_other_marks_do_not_freeze_this_one(annotator) -> None:
+    # given items in review elsewhere, one of them without marks at all
+    mark = MarkFactory(author=annotator)
+    ItemFactory(scene=mark.scene, author=annotator, state="in_review")
+    ItemFactory(scene=mark.scene, author=annotator, marks=[MarkFactory(scene=mark.scene, author=annotator)],
+                state="approved")  # fmt: skip
+
+    # then this mark still saves
+    assert mark_update(mark=mark, version=1, changes={"label": "car"}).version == 2
