@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.http import Http404
 
 from annotator.access.roles import ADMIN, ANNOTATOR, REVIEWER, user_roles
 from annotator.models import Assignment, Item, Mark, Scene
@@ -44,6 +45,19 @@ def items_visible(*, user: Any, qs: QuerySet[Item]) -> QuerySet[Item]:
     if ADMIN in user_roles(user):
         return qs
     return qs.filter(author=user)
+
+
+def scene_get_visible(*, user: Any, scene_id: int, qs: QuerySet[Scene] | None = None) -> Scene:
+    """A scene the user may see (from `qs`, to choose what comes with it); 404 (not 403) for the
+    rest, so ids do not leak."""
+    scene = scenes_visible(user=user, qs=Scene.objects.all() if qs is None else qs).filter(id=scene_id).first()
+    if scene is None:
+        raise Http404("no such scene")
+    return scene
+
+
+def satellite_image_visible(*, user: Any, image_id: int) -> bool:
+    return scenes_visible(user=user, qs=Scene.objects.filter(satellite_images=image_id)).exists()
 
 
 def scene_is_assigned(*, user: Any, scene_id: int) -> bool:

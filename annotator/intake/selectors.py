@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 
-from annotator.access.scopes import scenes_visible
+from annotator.access.scopes import scene_get_visible, scenes_visible
 from annotator.models import Assignment, MediaJob, SatelliteImage, Scene
 
 
@@ -26,11 +26,8 @@ def scenes_for_user(*, user: Any) -> QuerySet[Scene]:
 
 
 def scene_get(*, user: Any, scene_id: int) -> Scene:
-    """A scene the user may see; 404 (not 403) for the rest, so ids do not leak."""
-    scene = scenes_for_user(user=user).filter(id=scene_id).first()
-    if scene is None:
-        raise Http404("no such scene")
-    return scene
+    """A scene the user may see, with what its page and API show; 404 for the rest."""
+    return scene_get_visible(user=user, scene_id=scene_id, qs=scenes_for_user(user=user))
 
 
 def satellite_image_get(*, user: Any, image_id: int) -> SatelliteImage:
@@ -40,10 +37,6 @@ def satellite_image_get(*, user: Any, image_id: int) -> SatelliteImage:
     if image is None:
         raise Http404("no such image")
     return image
-
-
-def satellite_image_visible(*, user: Any, image_id: int) -> bool:
-    return scenes_visible(user=user, qs=Scene.objects.filter(satellite_images=image_id)).exists()
 
 
 def assignments_for_scene(*, scene: Scene) -> QuerySet[Assignment]:

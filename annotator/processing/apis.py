@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAdmin
-from annotator.intake.selectors import scene_get
+from annotator.access.scopes import scene_get_visible
 from annotator.models import MediaJob, TelemetryTrack
 from annotator.processing import selectors
 from annotator.processing.serializers import KeyframeOutputSerializer, MediaJobOutputSerializer
@@ -24,7 +24,7 @@ from annotator.processing.services import media_job_retry
 class SceneJobsApi(APIView):
     @extend_schema(responses=MediaJobOutputSerializer(many=True))
     def get(self, request: Request, scene_id: int) -> Response:
-        scene = scene_get(user=request.user, scene_id=scene_id)
+        scene = scene_get_visible(user=request.user, scene_id=scene_id)
         return Response(MediaJobOutputSerializer(selectors.jobs_for_scene(scene=scene), many=True).data)
 
 
@@ -41,7 +41,7 @@ class MediaJobRetryApi(APIView):
 class SceneKeyframesApi(APIView):
     @extend_schema(responses=KeyframeOutputSerializer(many=True))
     def get(self, request: Request, scene_id: int) -> Response:
-        scene = scene_get(user=request.user, scene_id=scene_id)
+        scene = scene_get_visible(user=request.user, scene_id=scene_id)
         return Response(KeyframeOutputSerializer(selectors.keyframes_for_scene(scene=scene), many=True).data)
 
 
@@ -58,7 +58,7 @@ class SceneTelemetryApi(APIView):
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, scene_id: int) -> Response:
         """The drone's track over video time (404 when the scene has none)."""
-        scene = scene_get(user=request.user, scene_id=scene_id)
+        scene = scene_get_visible(user=request.user, scene_id=scene_id)
         track = selectors.telemetry_for_scene(scene=scene)
         if track is None:
             raise Http404("this scene has no telemetry")

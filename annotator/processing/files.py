@@ -10,9 +10,12 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
 from rest_framework.decorators import api_view, schema
 
-from annotator.intake.selectors import satellite_image_visible, scene_get
-from annotator.models import Keyframe, SatelliteImage
+from annotator.access.scopes import satellite_image_visible, scene_get_visible
+from annotator.models import Keyframe, SatelliteImage, Scene
 from annotator.serving import serve_stored
+
+# The media views read the scene's video row: fetch it with the scene.
+_WITH_VIDEO = Scene.objects.select_related("video")
 
 
 def _wants_original(request: HttpRequest) -> bool:
@@ -23,7 +26,7 @@ def _wants_original(request: HttpRequest) -> bool:
 @schema(None)
 def scene_video(request: HttpRequest, scene_id: int) -> HttpResponseBase:
     """The browser-safe proxy when one was made, else the original (`?original=1` forces it)."""
-    video = scene_get(user=request.user, scene_id=scene_id).video
+    video = scene_get_visible(user=request.user, scene_id=scene_id, qs=_WITH_VIDEO).video
     name = video.proxy.name if video.proxy and not _wants_original(request) else video.file.name
     return serve_stored(request, name, download_as=video.original_name if _wants_original(request) else None)
 
@@ -35,7 +38,7 @@ SCENE_ASSETS = {"poster.jpg": "poster", "filmstrip.jpg": "filmstrip_sprite", "fi
 @schema(None)
 def scene_asset(request: HttpRequest, scene_id: int, asset: str) -> HttpResponseBase:
     """Poster and filmstrip (sprite + WebVTT thumbnails track whose cues point at the sprite)."""
-    video = scene_get(user=request.user, scene_id=scene_id).video
+    video = scene_get_visible(user=request.user, scene_id=scene_id, qs=_WITH_VIDEO).video
     if asset not in SCENE_ASSETS:
         raise Http404("no such asset")
     return serve_stored(request, getattr(video, SCENE_ASSETS[asset]).name)
@@ -79,5 +82,5 @@ def satellite_tile(request: HttpRequest, image_id: int, tile_path: str) -> HttpR
 @schema(None)
 def keyframe_file(request: HttpRequest, video_id: int, index: int) -> HttpResponseBase:
     frame = get_object_or_404(Keyframe.objects.select_related("video__scene"), video_id=video_id, index=index)
-    scene_get(user=request.user, scene_id=frame.video.scene.id)
+    scene_get_visible(user=request.user, scene_id=frame.video.scene.id)
     return serve_stored(request, frame.image.name)
