@@ -1,23 +1,27 @@
-"""Benchmark metrics and the scoring of predictions against a frozen release.
+"""The benchmark's metrics, exactly as the paper defines them, and the statistics around them.
 
-Pure functions over plain records (the release's items.jsonl), so scores come from what was
-frozen, not from rows that may have changed since.
+- Multiple choice and yes/no: accuracy. Numbers: Mean Relative Accuracy over C = {0.50, ..., 0.95},
+  MRA = mean over theta of 1(|y_hat - y| / |y| < 1 - theta), and for y = 0 correct iff y_hat = 0.
+  Timestamps: ACC@1s = 1(|y_hat - y| <= 1 s).
+- A task's score is the mean over its items; a dimension's is the mean of its task scores; the
+  overall score is the mean of the task scores (the paper's human 91.3 % is that mean), so a task
+  with many items does not outweigh one with few.
+- Standard errors are clustered by scene: items cut from one video share its difficulty and are
+  not independent, so treating them as such overstates how sure a score is.
+
+Pure functions over plain records (a frozen release's items), no Django.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from .extraction import Extraction
+
 MRA_THRESHOLDS = tuple(round(0.50 + 0.05 * k, 2) for k in range(10))  # 0.50 .. 0.95
-
-
-class PredictionError(ValueError):
-    """A predictions file cannot be scored; the message names the line."""
 
 
 def mean_relative_accuracy(pred: float, truth: float) -> float:
@@ -31,23 +35,28 @@ def acc_at_1s(pred: float, truth: float) -> float:
     return 1.0 if abs(pred - truth) <= 1.0 else 0.0
 
 
-def _as_float(value: Any) -> float | None:
-    try:
-        result = float(value)
-    except (TypeError, ValueError):
-        return None
-    return result if math.isfinite(result) else None
-
-
-def item_score(item: dict[str, Any], prediction: Any) -> float:
-    """Score in [0, 1] of one prediction for one release item."""
+def item_value(item: dict[str, Any], extraction: Extraction) -> float:
+    """Score in [0, 1] of one extracted answer for one release item; unreadable answers score 0."""
+    if not extraction.parsed:
+        return 0.0
     fmt = item["answer_format"]
     if fmt in ("number", "timestamp"):
-        pred, truth = _as_float(prediction), _as_float(item["answer"])
-        if pred is None or truth is None:
-            return 0.0
+        truth = float(item["answer"])
+        pred = float(extraction.value)
         return mean_relative_accuracy(pred, truth) if fmt == "number" else acc_at_1s(pred, truth)
-    return 1.0 if str(prediction).strip().lower() == str(item["answer"]).strip().lower() else 0.0
+    return 1.0 if str(extraction.value).strip().lower() == str(item["answer"]).strip().lower() else 0.0
+
+
+def chance(item: dict[str, Any]) -> float | None:
+    """What guessing uniformly among the options scores; None where there are no options (a
+    number or a time has no random row in the paper's table either)."""
+    options = item.get("options") or []
+    return 1.0 / len(options) if options else None
+
+
+def chance_adjusted(accuracy: float, chance_level: float) -> float:
+    """(acc - chance) / (1 - chance): 0 at guessing, 1 when perfect, negative below chance."""
+    return (accuracy - chance_level) / (1.0 - chance_level)
 
 
 def choice_bias(positions: Iterable[int], n_options: int) -> dict[str, float]:
@@ -63,65 +72,29 @@ def choice_bias(positions: Iterable[int], n_options: int) -> dict[str, float]:
     return {"entropy": entropy, "p_mode": max(probs), "kl_uniform": kl}
 
 
-@dataclass
-class ScoreReport:
-    per_task: dict[str, tuple[float, int]]
-    per_dimension: dict[str, tuple[float, int]]
-    overall: tuple[float, int]
-    missing: list[str] = field(default_factory=list)
-    bias: dict[str, dict[str, float]] = field(default_factory=dict)
+def macro_mean(values: dict[str, list[float]]) -> float:
+    """Mean of the per-group means (groups without values are left out)."""
+    means = [sum(v) / len(v) for v in values.values() if v]
+    return sum(means) / len(means) if means else 0.0
 
 
-def load_jsonl(lines: Iterable[str], what: str) -> list[dict[str, Any]]:
-    records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise PredictionError(f"{what} line {number}: not JSON ({exc.msg})") from None
-        if not isinstance(record, dict):
-            raise PredictionError(f"{what} line {number}: expected an object")
-        records.append(record)
-    return records
+def macro_weights(items: list[dict[str, Any]], group: Callable[[dict[str, Any]], str]) -> list[float]:
+    """Each item's weight in a mean of group means: 1 / (number of groups * its group's size)."""
+    sizes = Counter(group(i) for i in items)
+    return [1.0 / (len(sizes) * sizes[group(i)]) for i in items]
 
 
-def predictions_by_id(records: list[dict[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for number, record in enumerate(records, 1):
-        if "id" not in record or "answer" not in record:
-            raise PredictionError(f"prediction {number}: needs 'id' and 'answer'")
-        if record["id"] in out:
-            raise PredictionError(f"prediction {number}: id {record['id']} appears twice")
-        out[str(record["id"])] = record["answer"]
-    return out
+def clustered_se(values: list[float], weights: list[float], clusters: list[str], centres: list[float]) -> float:
+    """Cluster-robust standard error of sum(w * x) where each x is measured around its centre
+    (its group's mean): the variance of the cluster sums, with the G / (G - 1) small-sample factor."""
+    sums: dict[str, float] = defaultdict(float)
+    for x, w, c, m in zip(values, weights, clusters, centres, strict=True):
+        sums[c] += w * (x - m)
+    g = len(sums)
+    if g < 2:
+        return 0.0
+    return math.sqrt(g / (g - 1) * sum(s * s for s in sums.values()))
 
 
-def score(items: list[dict[str, Any]], predictions: dict[str, Any]) -> ScoreReport:
-    """Missing predictions count as wrong and are listed."""
-    by_task: dict[str, list[float]] = defaultdict(list)
-    by_dim: dict[str, list[float]] = defaultdict(list)
-    missing, chosen = [], defaultdict(list)
-    for item in items:
-        if item["id"] not in predictions:
-            missing.append(item["id"])
-        value = item_score(item, predictions.get(item["id"]))
-        by_task[item["task"]].append(value)
-        by_dim[item["dimension"]].append(value)
-        options = [str(o).lower() for o in item.get("options") or []]
-        pred = str(predictions.get(item["id"], "")).strip().lower()
-        if options and pred in options:
-            chosen[len(options)].append(options.index(pred))
-    all_scores = [v for values in by_task.values() for v in values]
-
-    def mean(values: list[float]) -> tuple[float, int]:
-        return (sum(values) / len(values) if values else 0.0, len(values))
-
-    return ScoreReport(
-        per_task={t: mean(v) for t, v in sorted(by_task.items())},
-        per_dimension={d: mean(v) for d, v in sorted(by_dim.items())},
-        overall=mean(all_scores),
-        missing=missing,
-        bias={f"{n}-option": choice_bias(pos, n) for n, pos in sorted(chosen.items())},
-    )
+def normal_two_sided_p(z: float) -> float:
+    return math.erfc(abs(z) / math.sqrt(2))

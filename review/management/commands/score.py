@@ -1,53 +1,107 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from django.core.files.storage import default_storage
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from review.models import Release
-from review.scoring.metrics import PredictionError, load_jsonl, predictions_by_id, score
+from review.releasing.selectors import release_find, release_records, release_versions
+from review.scoring.predictions import PredictionError, load_predictions, predictions_by_id
+from review.scoring.report import ScoreReport, compare, score
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
 
 
 class Command(BaseCommand):
-    help = "Score a predictions JSONL ({'id', 'answer'} per line) against a frozen release."
+    help = (
+        "Score predictions (JSONL {'id', 'answer'} per line, or TSV with id/index and answer/prediction "
+        "columns) against a frozen release, with the random and human rows beside them."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("release", help="release version, e.g. 1.0")
         parser.add_argument("predictions", type=Path)
+        parser.add_argument(
+            "--compare", type=Path, help="a second predictions file: paired comparison on the same items"
+        )
+        parser.add_argument("--log", type=Path, help="write how each answer was read and scored (JSONL)")
 
-    def handle(self, *args: Any, **opts: Any) -> None:
-        release = Release.objects.filter(version=opts["release"]).first()
-        if release is None:
-            known = ", ".join(Release.objects.values_list("version", flat=True)) or "none yet"
-            raise CommandError(f"no release {opts['release']!r} (releases: {known})")
-        if not opts["predictions"].is_file():
-            raise CommandError(f"{opts['predictions']}: predictions file not found")
-        with default_storage.open(release.items_file, "rb") as fh:
-            items = load_jsonl(fh.read().decode().splitlines(), "release")
+    def _read(self, path: Path, ids: list[str]) -> Any:
+        if not path.is_file():
+            raise CommandError(f"{path}: predictions file not found")
         try:
-            preds = predictions_by_id(load_jsonl(opts["predictions"].read_text().splitlines(), "predictions"))
+            return predictions_by_id(load_predictions(path.read_text(), name=path.name), ids)
         except PredictionError as exc:
             raise CommandError(str(exc)) from exc
-        report = score(items, preds)
-        self._print(release.version, report)
 
-    def _print(self, version: str, report: Any) -> None:
+    def handle(self, *args: Any, **opts: Any) -> None:
+        release = release_find(version=opts["release"])
+        if release is None:
+            known = ", ".join(release_versions()) or "none yet"
+            raise CommandError(f"no release {opts['release']!r} (releases: {known})")
+        records = release_records(release)
+        ids = [i["id"] for i in records.items] + [v["id"] for v in records.variants]
+        preds = self._read(opts["predictions"], ids)
+        report = score(records.items, preds, variants=records.variants or None, human=records.human or None)
+        self._print(release.version, report)
+        if opts["log"]:
+            with opts["log"].open("w") as fh:
+                for log in report.log:
+                    fh.write(json.dumps(log.__dict__, default=str) + "\n")
+            self.stdout.write(f"per-item log: {opts['log']}")
+        if opts["compare"]:
+            other = self._read(opts["compare"], ids)
+            result = compare(records.items, preds, other)
+            self.stdout.write(
+                f"\n{opts['compare'].name} minus {opts['predictions'].name}: {100 * result.difference:+.1f} points "
+                f"(SE {100 * result.se:.1f}, clustered by scene; z {result.z:.2f}, p {result.p_value:.3f})"
+            )
+
+    def _print(self, version: str, report: ScoreReport) -> None:
         w = self.stdout.write
-        w(f"Release {version}: {report.overall[1]} items")
-        w(f"{'task':<28}{'n':>6}{'score':>9}")
-        for task, (value, n) in report.per_task.items():
-            w(f"{task:<28}{n:>6}{100 * value:>8.1f}%")
-        w("")
-        w(f"{'dimension':<28}{'n':>6}{'score':>9}")
-        for dim, (value, n) in report.per_dimension.items():
-            w(f"{dim:<28}{n:>6}{100 * value:>8.1f}%")
-        w(f"{'overall':<28}{report.overall[1]:>6}{100 * report.overall[0]:>8.1f}%")
-        for group, stats in report.bias.items():
+        w(f"Release {version}: {report.n} items")
+        w(f"{'task':<26}{'n':>6}{'score':>9}{'±SE':>7}{'random':>9}{'human':>9}{'adj.':>8}{'circ.':>8}")
+        for task, row in report.tasks.items():
+            adjusted = "-" if row.chance_adjusted is None else f"{row.chance_adjusted:.2f}"
             w(
-                f"choice bias ({group}): entropy {stats['entropy']:.3f}  p_mode {stats['p_mode']:.3f}  "
-                f"KL {stats['kl_uniform']:.3f}"
+                f"{task:<26}{row.n:>6}{_pct(row.score):>9}{100 * row.se:>7.1f}{_pct(row.chance):>9}"
+                f"{_pct(row.human):>9}{adjusted:>8}{_pct(row.circular):>8}"
+            )
+        w("")
+        w(f"{'dimension (mean of tasks)':<26}{'':>6}{'score':>9}{'':>7}{'random':>9}{'human':>9}")
+        for dim, value in report.dimensions.items():
+            human = report.human_dimensions.get(dim)
+            w(f"{dim:<26}{'':>6}{_pct(value):>9}{'':>7}{_pct(report.random_dimensions.get(dim)):>9}{_pct(human):>9}")
+        w(
+            f"{'overall':<26}{report.n:>6}{_pct(report.overall):>9}{100 * report.overall_se:>7.1f}"
+            f"{_pct(report.random_overall):>9}{_pct(report.human_overall):>9}"
+        )
+        for label, bias in (("predictions", report.bias), ("answer key", report.key_bias)):
+            for group, stats in bias.items():
+                w(
+                    f"choice bias of the {label} ({group}): entropy {stats['entropy']:.3f}  "
+                    f"p_mode {stats['p_mode']:.3f}  KL {stats['kl_uniform']:.3f}"
+                )
+        self._print_problems(report)
+
+    def _print_problems(self, report: ScoreReport) -> None:
+        w = self.stdout.write
+        if report.unparseable:
+            w(f"unreadable answers: {len(report.unparseable)} (counted wrong):")
+            for log in report.unparseable[:20]:
+                w(f"  {log.id}: {str(log.reply)[:60]!r} ({log.rule})")
+        if report.duplicates:
+            w(
+                f"duplicate ids: {len(report.duplicates)} (the first answer counts), "
+                f"e.g. {', '.join(report.duplicates[:5])}"
+            )
+        if report.unknown:
+            w(
+                f"unknown ids: {len(report.unknown)} (not in this release, ignored), "
+                f"e.g. {', '.join(report.unknown[:5])}"
             )
         if report.missing:
             w(f"missing predictions: {len(report.missing)} (counted wrong), e.g. {', '.join(report.missing[:5])}")

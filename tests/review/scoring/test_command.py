@@ -70,17 +70,20 @@ def test_score_prints_per_task_dimension_and_overall(release, tmp_path: Path) ->
     # when scored
     lines = _score("1.0", str(path))
 
-    # then one line per task with n and the score, per dimension, and overall
+    # then one line per task: n, score, SE, the random row, the human row (none here), chance-adjusted
     assert lines[0] == "Release 1.0: 4 items"
     rows = {line.split()[0]: line.split()[1:] for line in lines[1:] if line.strip()}
-    assert rows["target_visibility"] == ["2", "50.0%"]
-    assert rows["zone_counting"] == ["1", "100.0%"]
-    assert rows["temporal_grounding"] == ["1", "100.0%"]
-    assert rows["perception"] == ["3", "66.7%"]
-    assert rows["localization"] == ["1", "100.0%"]
-    assert rows["overall"] == ["4", "75.0%"]
-    # and the yes/no choices (both "yes", position 0) show full bias
-    assert "choice bias (2-option): entropy 0.000  p_mode 1.000  KL 0.693" in lines
+    # (the two items come from two scenes, one right, one wrong: SE 50 points, clustered by scene)
+    assert rows["target_visibility"] == ["2", "50.0%", "50.0", "50.0%", "-", "0.00", "-"]
+    assert rows["zone_counting"] == ["1", "100.0%", "0.0", "-", "-", "-", "-"]
+    assert rows["temporal_grounding"] == ["1", "100.0%", "0.0", "-", "-", "-", "-"]
+    # dimensions are means of their task scores, overall the mean of the three task scores
+    assert rows["perception"] == ["75.0%", "-", "-"]
+    assert rows["localization"] == ["100.0%", "-", "-"]
+    assert rows["overall"][:2] == ["4", "83.3%"]
+    # and the yes/no choices (both "yes", position 0) show full bias; the key (yes, no) none
+    assert "choice bias of the predictions (2-option): entropy 0.000  p_mode 1.000  KL 0.693" in lines
+    assert "choice bias of the answer key (2-option): entropy 1.000  p_mode 0.500  KL 0.000" in lines
     assert not any(line.startswith("missing predictions") for line in lines)
 
 
@@ -91,8 +94,8 @@ def test_missing_predictions_count_as_wrong(release, tmp_path: Path) -> None:
     lines = _score("1.0", str(path))
 
     rows = {line.split()[0]: line.split()[1:] for line in lines[1:] if line.strip()}
-    assert rows["overall"] == ["4", "25.0%"]
-    assert rows["target_visibility"] == ["2", "50.0%"]
+    assert rows["overall"][:2] == ["4", "16.7%"]
+    assert rows["target_visibility"][:2] == ["2", "50.0%"]
     assert lines[-1] == f"missing predictions: 3 (counted wrong), e.g. {no}, {count}, {time}"
 
 
@@ -120,3 +123,51 @@ def test_unknown_release_lists_the_known_ones(release, tmp_path: Path) -> None:
 def test_missing_predictions_file(release, tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="predictions file not found"):
         _score("1.0", str(tmp_path / "nope.jsonl"))
+
+
+def test_tsv_predictions_answer_forms_and_the_log(release, tmp_path: Path) -> None:
+    # given a VLMEvalKit-style TSV with a letter, a sentence, a number word and a clock time
+    yes, no, count, time = release.uids
+    path = tmp_path / "preds.tsv"
+    path.write_text(f"index\tprediction\n{yes}\t(A)\n{no}\tThe answer is no.\n{count}\tseven\n{time}\t0:04\n")
+    log = tmp_path / "log.jsonl"
+
+    lines = _score("1.0", str(path), "--log", str(log))
+
+    rows = {line.split()[0]: line.split()[1:] for line in lines[1:] if line.strip()}
+    assert rows["overall"][:2] == ["4", "100.0%"]
+    read = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(r["read"], r["rule"]) for r in read] == [
+        ("yes", "letter"),
+        ("no", "stated option text"),
+        (7.0, "number words"),
+        (4.0, "clock time"),
+    ]
+
+
+def test_unreadable_duplicate_and_unknown_ids_are_listed(release, tmp_path: Path) -> None:
+    yes, no, _count, _time = release.uids
+    path = _write(
+        tmp_path,
+        [
+            json.dumps({"id": yes, "answer": "perhaps"}),
+            json.dumps({"id": yes, "answer": "yes"}),
+            json.dumps({"id": "skm-999999", "answer": "yes"}),
+            json.dumps({"id": no, "answer": "no"}),
+        ],
+    )
+    lines = _score("1.0", str(path))
+    assert "unreadable answers: 1 (counted wrong):" in lines
+    assert f"  {yes}: 'perhaps' (no option, letter or option text found)" in lines
+    assert f"duplicate ids: 1 (the first answer counts), e.g. {yes}" in lines
+    assert "unknown ids: 1 (not in this release, ignored), e.g. skm-999999" in lines
+
+
+def test_paired_comparison_of_two_submissions(release, tmp_path: Path) -> None:
+    yes, no, *_ = release.uids
+    a = _write(tmp_path, [json.dumps({"id": yes, "answer": "yes"})])
+    b = tmp_path / "b.jsonl"
+    b.write_text("\n".join(json.dumps({"id": i, "answer": v}) for i, v in ((yes, "yes"), (no, "no"))) + "\n")
+    lines = _score("1.0", str(a), "--compare", str(b))
+    # b gains half of target visibility (one of three tasks): +16.7 points
+    assert any(line.startswith("b.jsonl minus predictions.jsonl: +16.7 points") for line in lines)

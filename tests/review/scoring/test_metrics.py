@@ -6,16 +6,18 @@ import math
 
 import pytest
 
+from review.scoring.extraction import extract
 from review.scoring.metrics import (
     MRA_THRESHOLDS,
-    PredictionError,
     acc_at_1s,
+    chance,
+    chance_adjusted,
     choice_bias,
-    item_score,
-    load_jsonl,
+    clustered_se,
+    item_value,
+    macro_mean,
+    macro_weights,
     mean_relative_accuracy,
-    predictions_by_id,
-    score,
 )
 
 
@@ -65,22 +67,48 @@ def test_acc_at_1s_includes_the_boundary(pred: float, truth: float, expected: fl
 @pytest.mark.parametrize(
     ("item", "prediction", "expected"),
     [
-        ({"answer_format": "yes_no", "answer": "yes"}, " Yes ", 1.0),
-        ({"answer_format": "yes_no", "answer": "yes"}, "no", 0.0),
-        ({"answer_format": "yes_no", "answer": "yes"}, None, 0.0),
-        ({"answer_format": "multiple_choice", "answer": "B) north-east"}, "b) North-East", 1.0),
+        ({"answer_format": "yes_no", "answer": "yes", "options": ["yes", "no"]}, " Yes ", 1.0),
+        ({"answer_format": "yes_no", "answer": "yes", "options": ["yes", "no"]}, "no", 0.0),
+        ({"answer_format": "yes_no", "answer": "yes", "options": ["yes", "no"]}, None, 0.0),
+        ({"answer_format": "multiple_choice", "answer": "north-east", "options": ["north", "north-east"]}, "(B)", 1.0),
         ({"answer_format": "number", "answer": "10"}, "11.2", 0.8),
         ({"answer_format": "number", "answer": "10"}, 10, 1.0),
-        ({"answer_format": "number", "answer": "10"}, "ten", 0.0),
+        ({"answer_format": "number", "answer": "10"}, "ten", 1.0),
+        ({"answer_format": "number", "answer": "0"}, "zero", 1.0),
         ({"answer_format": "number", "answer": "10"}, "nan", 0.0),
         ({"answer_format": "number", "answer": "10"}, None, 0.0),
         ({"answer_format": "timestamp", "answer": "12.5"}, 13.5, 1.0),
         ({"answer_format": "timestamp", "answer": "12.5"}, "13.6", 0.0),
+        ({"answer_format": "timestamp", "answer": "65"}, "1:05", 1.0),
         ({"answer_format": "timestamp", "answer": "12.5"}, "inf", 0.0),
     ],
 )
-def test_item_score(item: dict, prediction: object, expected: float) -> None:
-    assert item_score(item, prediction) == pytest.approx(expected)
+def test_item_value(item: dict, prediction: object, expected: float) -> None:
+    assert item_value(item, extract(item, prediction)) == pytest.approx(expected)
+
+
+def test_chance_and_chance_adjusted() -> None:
+    assert chance({"options": ["a", "b", "c", "d"]}) == 0.25
+    assert chance({"options": []}) is None
+    assert chance_adjusted(0.25, 0.25) == 0.0
+    assert chance_adjusted(1.0, 0.25) == 1.0
+    assert chance_adjusted(0.0, 0.5) == -1.0
+
+
+def test_clustered_se_by_hand() -> None:
+    # given four items in two scenes, each item's weight 1/4, centred on the mean 0.5
+    values, weights = [1.0, 1.0, 0.0, 0.0], [0.25] * 4
+    # cluster sums: scene a 0.25 * (0.5 + 0.5) = 0.25, scene b -0.25; G/(G-1) = 2
+    se = clustered_se(values, weights, ["a", "a", "b", "b"], [0.5] * 4)
+    assert se == pytest.approx(math.sqrt(2 * (0.25**2 + 0.25**2)))
+    # one scene alone gives no variance estimate
+    assert clustered_se(values, weights, ["a"] * 4, [0.5] * 4) == 0.0
+
+
+def test_macro_mean_weighs_groups_not_items() -> None:
+    assert macro_mean({"a": [1.0, 1.0, 1.0], "b": [0.0]}) == 0.5
+    items = [{"t": "a"}, {"t": "a"}, {"t": "a"}, {"t": "b"}]
+    assert macro_weights(items, lambda i: i["t"]) == pytest.approx([1 / 6, 1 / 6, 1 / 6, 1 / 2])
 
 
 def test_choice_bias_uniform() -> None:
@@ -113,85 +141,3 @@ def test_choice_bias_skewed_yes_no() -> None:
 
 def test_choice_bias_of_nothing() -> None:
     assert choice_bias([], 4) == {"entropy": 0.0, "p_mode": 0.0, "kl_uniform": 0.0}
-
-
-ITEMS = [
-    {
-        "id": "skm-000001",
-        "task": "target_visibility",
-        "dimension": "perception",
-        "answer_format": "yes_no",
-        "answer": "yes",
-        "options": ["yes", "no"],
-    },
-    {
-        "id": "skm-000002",
-        "task": "target_visibility",
-        "dimension": "perception",
-        "answer_format": "yes_no",
-        "answer": "no",
-        "options": ["yes", "no"],
-    },
-    {
-        "id": "skm-000003",
-        "task": "zone_counting",
-        "dimension": "perception",
-        "answer_format": "number",
-        "answer": "10",
-        "options": [],
-    },
-    {
-        "id": "skm-000004",
-        "task": "temporal_grounding",
-        "dimension": "localization",
-        "answer_format": "timestamp",
-        "answer": "4.0",
-        "options": [],
-    },
-]
-
-
-def test_score_per_task_dimension_and_overall() -> None:
-    # given right, wrong, 0.8 MRA and a missing timestamp
-    preds = {"skm-000001": "yes", "skm-000002": "yes", "skm-000003": "11.2"}
-
-    # when scored
-    report = score(ITEMS, preds)
-
-    # then each group is the mean of its items; the missing one counts 0 and is listed
-    assert report.per_task == {
-        "target_visibility": (0.5, 2),
-        "temporal_grounding": (0.0, 1),
-        "zone_counting": (pytest.approx(0.8), 1),
-    }
-    assert report.per_dimension == {"localization": (0.0, 1), "perception": (pytest.approx(1.8 / 3), 3)}
-    assert report.overall == (pytest.approx(1.8 / 4), 4)
-    assert report.missing == ["skm-000004"]
-    # and the chosen yes/no positions (0, 0) are fully biased
-    assert report.bias == {"2-option": pytest.approx({"entropy": 0.0, "p_mode": 1.0, "kl_uniform": math.log(2)})}
-
-
-def test_score_with_no_predictions_is_zero_and_lists_all() -> None:
-    report = score(ITEMS, {})
-    assert report.overall == (0.0, 4)
-    assert report.missing == [i["id"] for i in ITEMS]
-    assert report.bias == {}
-
-
-def test_load_jsonl_names_the_bad_line() -> None:
-    assert load_jsonl(['{"id": "a", "answer": 1}', "", '{"id": "b", "answer": 2}'], "preds") == [
-        {"id": "a", "answer": 1},
-        {"id": "b", "answer": 2},
-    ]
-    with pytest.raises(PredictionError, match=r"^preds line 3: not JSON"):
-        load_jsonl(['{"id": "a"}', "", "{oops"], "preds")
-    with pytest.raises(PredictionError, match=r"^preds line 1: expected an object$"):
-        load_jsonl(["[1, 2]"], "preds")
-
-
-def test_predictions_by_id_refuses_gaps_and_duplicates() -> None:
-    assert predictions_by_id([{"id": "a", "answer": "yes"}]) == {"a": "yes"}
-    with pytest.raises(PredictionError, match=r"^prediction 2: needs 'id' and 'answer'$"):
-        predictions_by_id([{"id": "a", "answer": "yes"}, {"id": "b"}])
-    with pytest.raises(PredictionError, match=r"^prediction 2: id a appears twice$"):
-        predictions_by_id([{"id": "a", "answer": "yes"}, {"id": "a", "answer": "no"}])

@@ -1,0 +1,85 @@
+"""Reading a predictions file: JSONL ({"id", "answer"} per line) or TSV (a header with an id
+column, `id` or `index`, and an answer column, `answer` or `prediction`, as VLMEvalKit writes).
+
+Problems that make the file unusable stop with a message naming the line; problems with single
+records (a duplicate id, an id the release does not have) are reported beside the score, so one
+stray line does not cost a whole evaluation run."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+ID_COLUMNS = ("id", "index")
+ANSWER_COLUMNS = ("answer", "prediction")
+
+
+class PredictionError(ValueError):
+    """A predictions file cannot be scored; the message names the line."""
+
+
+@dataclass
+class Predictions:
+    answers: dict[str, Any]
+    duplicates: list[str] = field(default_factory=list)  # ids given more than once (the first counts)
+    unknown: list[str] = field(default_factory=list)  # ids the release does not have (ignored)
+
+
+def load_jsonl(lines: Iterable[str], what: str) -> list[dict[str, Any]]:
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise PredictionError(f"{what} line {number}: not JSON ({exc.msg})") from None
+        if not isinstance(record, dict):
+            raise PredictionError(f"{what} line {number}: expected an object")
+        records.append(record)
+    return records
+
+
+def load_tsv(text: str) -> list[dict[str, Any]]:
+    reader = csv.DictReader(io.StringIO(text), delimiter="\t")
+    header = [h.strip().lower() for h in reader.fieldnames or []]
+    id_col = next((c for c in ID_COLUMNS if c in header), None)
+    answer_col = next((c for c in ANSWER_COLUMNS if c in header), None)
+    if id_col is None or answer_col is None:
+        raise PredictionError(
+            f"TSV header needs an id column ({' or '.join(ID_COLUMNS)}) and an answer column "
+            f"({' or '.join(ANSWER_COLUMNS)}); it has: {', '.join(header) or 'nothing'}"
+        )
+    records = []
+    for row in reader:
+        row = {k.strip().lower(): v for k, v in row.items() if k}
+        records.append({"id": row[id_col], "answer": row[answer_col]})
+    return records
+
+
+def load_predictions(text: str, *, name: str) -> list[dict[str, Any]]:
+    """Records from a file's text; TSV when the name says so, else JSONL."""
+    if name.lower().endswith((".tsv", ".tab")):
+        return load_tsv(text)
+    return load_jsonl(text.splitlines(), "predictions")
+
+
+def predictions_by_id(records: list[dict[str, Any]], known_ids: Iterable[str]) -> Predictions:
+    """Answers keyed by item id; the first of duplicated ids counts, unknown ids are set aside."""
+    known = set(known_ids)
+    out = Predictions(answers={})
+    for number, record in enumerate(records, 1):
+        if "id" not in record or "answer" not in record:
+            raise PredictionError(f"prediction {number}: needs 'id' and 'answer'")
+        key = str(record["id"])
+        if key not in known:
+            out.unknown.append(key)
+        elif key in out.answers:
+            out.duplicates.append(key)
+        else:
+            out.answers[key] = record["answer"]
+    return out
