@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
@@ -65,6 +65,7 @@ api = [
     path("api/review/reasons/", reviewing_apis.ReasonListApi.as_view(), name="api-review-reasons"),
     # releasing
     path("api/releases/", releasing_apis.ReleaseListApi.as_view(), name="api-releases"),
+    path("api/releases/<str:version>/", releasing_apis.ReleaseDetailApi.as_view(), name="api-release"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
@@ -79,7 +80,8 @@ pages = [
     path("review/", reviewing_views.review_queue_page, name="review-queue"),
     path("review/items/<int:item_id>/", reviewing_views.review_item_page, name="review-item"),
     path("releases/", releasing_views.releases_page, name="releases"),
-    path("releases/<str:version>/<str:filename>", releasing_views.release_file, name="release-file"),
+    re_path(r"^releases/(?P<version>[^/]+)\.zip$", releasing_views.release_archive, name="release-archive"),
+    path("releases/<str:version>/<path:filename>", releasing_views.release_file, name="release-file"),
     path("media/scenes/<int:scene_id>/video", files.scene_video, name="scene-video"),
     path("media/scenes/<int:scene_id>/<str:asset>", files.scene_asset, name="scene-asset"),
     path("media/satellite/<int:image_id>", files.satellite_file, name="satellite-file"),

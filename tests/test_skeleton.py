@@ -97,6 +97,17 @@ def _client_for(username: str, role: str) -> APIClient:
     return client
 
 
+def _wait_for_release(client: APIClient, version: str, timeout: float = 120) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        release = client.get(f"/api/releases/{version}/").json()
+        if release["state"] != "building":
+            assert release["state"] == "frozen", release["error"]
+            return release
+        time.sleep(0.3)
+    raise AssertionError(f"release {version} still building after {timeout} s")
+
+
 def _wait_for_jobs(client: APIClient, scene_id: int, timeout: float = 90) -> list[dict]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -184,12 +195,14 @@ def test_import_process_annotate_review_release_score(worker, testdata: Path, tm
         assert decided.status_code == 200, decided.content
     assert annotator.get(f"/api/items/{item['id']}/").json()["state"] == "approved"
 
-    # 6. an admin freezes the release; the manifest's sha256 is the file's
-    release = admin.post("/api/releases/", {"version": "1.0"}, format="json").json()
-    assert release["item_count"] == 1
+    # 6. an admin freezes the release; the worker builds it; the manifest's sha256 is the file's
+    started = admin.post("/api/releases/", {"version": "1.0"}, format="json")
+    assert started.status_code == 202 and started.json()["item_count"] == 1
+    release = _wait_for_release(admin, "1.0")
     with default_storage.open(release["items_file"], "rb") as fh:
         data = fh.read()
-    assert release["manifest"]["files"][0]["sha256"] == hashlib.sha256(data).hexdigest()
+    [entry] = [f for f in release["manifest"]["files"] if f["path"] == "items.jsonl"]
+    assert entry["sha256"] == hashlib.sha256(data).hexdigest()
     record = json.loads(data.decode().splitlines()[0])
 
     # 7. score a predictions file against it

@@ -85,6 +85,8 @@ def _spec(raw: dict[str, Any], base: Path) -> SceneSpec:
         world_file_crs=str(raw.get("world_file_crs") or ""),
         telemetry=_existing(base, raw.get("telemetry"), "telemetry"),
         description=str(raw.get("description") or ""),
+        source_license=str(raw.get("license") or ""),
+        source_attribution=str(raw.get("attribution") or ""),
         annotators=list(annotators),
     )
 

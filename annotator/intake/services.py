@@ -43,6 +43,8 @@ class SceneSpec:
     # A drone track uploaded beside the video (CSV or DJI SRT).
     telemetry: Path | None = None
     description: str = ""
+    source_license: str = ""
+    source_attribution: str = ""
     annotators: list[str] = field(default_factory=list)
     # Names as people uploaded them (uploads arrive under temp names).
     video_name: str | None = None
@@ -231,7 +233,14 @@ def _create_rows(spec: SceneSpec, images: list[_ImageIn], created_by: Any | None
     video = Video.objects.create(
         file=name, original_name=video_name, sha256=sha256_file(spec.video), size_bytes=spec.video.stat().st_size
     )
-    scene = Scene.objects.create(name=spec.name, video=video, description=spec.description, created_by=created_by)
+    scene = Scene.objects.create(
+        name=spec.name,
+        video=video,
+        description=spec.description,
+        source_license=spec.source_license,
+        source_attribution=spec.source_attribution,
+        created_by=created_by,
+    )
     for image in images:
         scene.satellite_images.add(_satellite_get_or_create(image, spec, stored))
     if spec.telemetry is not None:

@@ -11,6 +11,9 @@ class Scene(models.Model):
     video = models.OneToOneField("annotator.Video", on_delete=models.PROTECT, related_name="scene")
     satellite_images = models.ManyToManyField("annotator.SatelliteImage", related_name="scenes")
     description = models.TextField(blank=True)
+    # Where the media come from and on what terms: releases and their datasheet carry these.
+    source_license = models.CharField(max_length=200, blank=True)
+    source_attribution = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -1,6 +1,6 @@
 """Tables and database constraints only; business rules live in the stage packages."""
 
-from .releases import Release
+from .releases import Release, ReleaseItem
 from .reviews import Review
 
-__all__ = ["Release", "Review"]
+__all__ = ["Release", "ReleaseItem", "Review"]

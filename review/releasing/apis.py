@@ -1,7 +1,8 @@
-"""REST API of releases: list and freeze."""
+"""REST API of releases: list, freeze (the build runs as a job), follow a build."""
 
 from __future__ import annotations
 
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
@@ -10,32 +11,76 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAdmin
+from annotator.models import Item
 from review.models import Release
 from review.releasing import selectors
-from review.releasing.services import release_build
+from review.releasing.services import release_create
 
 
 class ReleaseOutputSerializer(serializers.ModelSerializer):
     created_by = serializers.CharField(source="created_by.username", read_only=True)
+    parent = serializers.CharField(source="parent.version", read_only=True, default=None)  # type: ignore[assignment]
+    archive_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Release
-        fields = ["id", "version", "created_by", "created_at", "item_count", "manifest", "items_file", "manifest_file"]
+        fields = [
+            "id",
+            "version",
+            "state",
+            "progress",
+            "error",
+            "created_by",
+            "created_at",
+            "frozen_at",
+            "item_count",
+            "filters",
+            "parent",
+            "changelog",
+            "manifest",
+            "root",
+            "items_file",
+            "manifest_file",
+            "archive_url",
+        ]
+
+    def get_archive_url(self, obj: Release) -> str | None:
+        return reverse("release-archive", args=[obj.version]) if obj.state == Release.State.FROZEN else None
 
 
 class ReleaseListApi(APIView):
     permission_classes = [IsAuthenticated, IsAdmin]
 
-    class ReleaseBuildInputSerializer(serializers.Serializer):
+    class ReleaseCreateInputSerializer(serializers.Serializer):
         version = serializers.CharField(max_length=32)
+        tasks = serializers.ListField(child=serializers.ChoiceField(choices=Item.Task.choices), required=False)
+        scenes = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False)
+        approved_after = serializers.DateTimeField(required=False, allow_null=True)
+        approved_before = serializers.DateTimeField(required=False, allow_null=True)
+
+        def validate(self, attrs: dict) -> dict:
+            after, before = attrs.get("approved_after"), attrs.get("approved_before")
+            if after and before and after >= before:
+                raise serializers.ValidationError({"approved_before": "must be later than approved_after"})
+            return attrs
 
     @extend_schema(responses=ReleaseOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
         return Response(ReleaseOutputSerializer(selectors.releases_list(), many=True).data)
 
-    @extend_schema(request=ReleaseBuildInputSerializer, responses=ReleaseOutputSerializer)
+    @extend_schema(request=ReleaseCreateInputSerializer, responses={202: ReleaseOutputSerializer})
     def post(self, request: Request) -> Response:
-        data = self.ReleaseBuildInputSerializer(data=request.data)
+        """Freeze the approved items that match the filters; 202 while the files are built (follow
+        it at /api/releases/<version>/), 409 when that version is being built right now."""
+        data = self.ReleaseCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        release = release_build(version=data.validated_data["version"], user=request.user)
-        return Response(ReleaseOutputSerializer(release).data, status=status.HTTP_201_CREATED)
+        release = release_create(user=request.user, **data.validated_data)
+        return Response(ReleaseOutputSerializer(release).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ReleaseDetailApi(APIView):
+    permission_classes = [IsAuthenticated, IsAdmin]
+
+    @extend_schema(responses=ReleaseOutputSerializer)
+    def get(self, request: Request, version: str) -> Response:
+        return Response(ReleaseOutputSerializer(selectors.release_get(version=version)).data)

@@ -1,97 +1,161 @@
-"""Freeze approved items into an immutable, versioned release with a sha256 manifest."""
+"""Releases: freeze approved items into a version (rows first, in one transaction), then build its
+files in a job (jobs.py). A frozen release never changes (the database refuses it); a correction
+is a new version with a changelog against the last frozen one."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
-from collections import Counter
+from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.files.base import ContentFile
-from django.core.files.storage import default_storage
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
-from annotator.compiling.catalog import TASK_DIMENSION
+from annotator.exceptions import Conflict
 from annotator.models import Item
-from annotator.storage import delete_quietly
-from review.models import Release
+from review.models import Release, ReleaseItem, Review
+
+from . import splits
+from .formats import dumps
+from .jobs import release_run
+from .records import items_for_release, release_inputs
+from .tasks import release_build_task
 
 VERSION_RE = re.compile(r"^v?\d+(\.\d+){0,2}([-+][A-Za-z0-9.]+)?$")
+# Fields of a record that say where it sits in this release, not what the item is.
+PLACEMENT_FIELDS = ("split", "tiny")
 
 
-def item_record(item: Item) -> dict[str, Any]:
-    """The frozen form of an item: everything a model needs, plus where it came from."""
-    video = item.scene.video
+def _approved(*, tasks: list[str] | None, scenes: list[int] | None, after: datetime | None, before: datetime | None):  # type: ignore[no-untyped-def]
+    qs = Item.objects.filter(state=Item.State.APPROVED)
+    if tasks:
+        qs = qs.filter(task__in=tasks)
+    if scenes:
+        qs = qs.filter(scene_id__in=scenes)
+    # An approved item's last change is its approval (the lifecycle saves it then).
+    if after:
+        qs = qs.filter(updated_at__gte=after)
+    if before:
+        qs = qs.filter(updated_at__lt=before)
+    return items_for_release(qs)
+
+
+def _content_hash(record: dict[str, Any]) -> str:
+    return hashlib.sha256(dumps({k: v for k, v in record.items() if k not in PLACEMENT_FIELDS})).hexdigest()
+
+
+def _changelog(parent: Release | None, records: list[dict[str, Any]]) -> dict[str, Any]:
+    if parent is None:
+        return {}
+    before = {e.uid: _content_hash(e.record) for e in parent.entries.all()}
+    now = {r["id"]: _content_hash(r) for r in records}
     return {
-        "id": item.uid,
-        "task": item.task,
-        "dimension": TASK_DIMENSION[item.task],
-        "question": item.question,
-        "options": item.options,
-        "answer": item.answer,
-        "answer_format": item.answer_format,
-        "scene": item.scene.name,
-        "video": {"name": video.original_name, "sha256": video.sha256, "duration_s": video.duration_s},
-        "satellite_images": [
-            {"name": s.original_name, "sha256": s.sha256, "width": s.width, "height": s.height, "corners": s.corners}
-            for s in sorted(item.scene.satellite_images.all(), key=lambda s: s.id)
-        ],
-        "provenance": item.provenance,
+        "since": parent.version,
+        "added": sorted(set(now) - set(before)),
+        "removed": sorted(set(before) - set(now)),
+        "changed": sorted(uid for uid in set(now) & set(before) if now[uid] != before[uid]),
     }
 
 
-def _dumps(obj: Any) -> bytes:
-    return (json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))).encode()
+def _place(records: list[dict[str, Any]]) -> None:
+    """Give every record its split and tiny membership (seeded, by scene group)."""
+    split_items = [
+        splits.SplitItem(
+            uid=r["id"],
+            task=r["task"],
+            scene=r["scene"],
+            media=frozenset([r["video"]["sha256"], *(s["sha256"] for s in r["satellite_images"])]),
+        )
+        for r in records
+    ]
+    split = splits.train_test(split_items)
+    tiny = splits.tiny(split_items, split)
+    for r in records:
+        r["split"], r["tiny"] = split[r["id"]], r["id"] in tiny
 
 
-def release_contents(items: list[Item], version: str) -> tuple[bytes, dict[str, Any]]:
-    """Build the JSONL and the manifest. Pure: same items and version give the same bytes."""
-    lines = b"".join(_dumps(item_record(i)) + b"\n" for i in sorted(items, key=lambda i: i.id))
-    answers = Counter(i.answer for i in items if i.answer_format == Item.AnswerFormat.YES_NO)
-    manifest = {
-        "version": version,
-        "items": len(items),
-        "tasks": dict(sorted(Counter(i.task for i in items).items())),
-        "yes_no_answers": dict(sorted(answers.items())),
-        "files": [{"path": "items.jsonl", "sha256": hashlib.sha256(lines).hexdigest(), "bytes": len(lines)}],
-    }
-    return lines, manifest
-
-
-def release_build(*, version: str, user: Any) -> Release:
-    """Freeze every approved item into release `version`. Raises ValidationError for a taken
-    or malformed version or an empty release; leaves no file behind on failure."""
+def release_create(
+    *,
+    version: str,
+    user: Any,
+    tasks: list[str] | None = None,
+    scenes: list[int] | None = None,
+    approved_after: datetime | None = None,
+    approved_before: datetime | None = None,
+    enqueue: bool = True,
+) -> Release:
+    """Freeze the approved items that match the filters into `version` (state building) and queue
+    its build (unless `enqueue` is False: the caller runs it). Raises ValidationError (a bad or
+    taken version, nothing to release) or Conflict (the same version is being built right now)."""
     version = version.strip()
     if not VERSION_RE.match(version):
         raise ValidationError({"version": "use a version like 1.0 or v1.2.0"})
-    if Release.objects.filter(version=version).exists():
+    existing = Release.objects.filter(version=version).first()
+    if existing is not None and existing.state == Release.State.BUILDING:
+        raise Conflict(f"release {version} is being built right now; wait for it to finish")
+    if existing is not None:
         raise ValidationError({"version": f"release {version} exists; releases are immutable"})
-    items = list(
-        Item.objects.filter(state=Item.State.APPROVED)
-        .select_related("scene__video")
-        .prefetch_related("scene__satellite_images")
-    )
+    items = list(_approved(tasks=tasks, scenes=scenes, after=approved_after, before=approved_before))
     if not items:
-        raise ValidationError({"version": "there are no approved items to release"})
-    lines, manifest = release_contents(items, version)
-    stored: list[str] = []
+        raise ValidationError({"version": "there are no approved items to release (with these filters)"})
+    inputs = release_inputs(items)
+    _place(inputs.records)
+    parent = Release.objects.filter(state=Release.State.FROZEN).order_by("-frozen_at", "-id").first()
+    rejections: dict[str, int] = {}
+    for reasons in Review.objects.filter(item__scene__in={i.scene_id for i in items}).values_list("reasons", flat=True):
+        for reason in reasons:
+            rejections[reason] = rejections.get(reason, 0) + 1
+    filters = {
+        "tasks": sorted(tasks or []),
+        "scenes": sorted(scenes or []),
+        "approved_after": approved_after.isoformat() if approved_after else None,
+        "approved_before": approved_before.isoformat() if approved_before else None,
+    }
+    sources = {
+        "media": inputs.media,
+        "georefs": {str(k): v for k, v in inputs.georefs.items()},
+        "human": inputs.human,
+        "scenes": inputs.scenes,
+        "rejections": rejections,
+    }
     try:
         with transaction.atomic():
-            base = f"releases/{version}"
-            stored.append(default_storage.save(f"{base}/items.jsonl", ContentFile(lines)))
-            stored.append(default_storage.save(f"{base}/manifest.json", ContentFile(_dumps(manifest) + b"\n")))
             release = Release.objects.create(
                 version=version,
                 created_by=user,
-                manifest=manifest,
-                items_file=stored[0],
-                manifest_file=stored[1],
+                filters=filters,
+                parent=parent,
+                changelog=_changelog(parent, inputs.records),
+                sources=sources,
                 item_count=len(items),
             )
-            release.items.set(items)
-            return release
-    except Exception:
-        delete_quietly(stored)
-        raise
+            by_uid = {i.uid: i for i in items}
+            ReleaseItem.objects.bulk_create(
+                ReleaseItem(
+                    release=release, item=by_uid[r["id"]], uid=r["id"], split=r["split"], in_tiny=r["tiny"], record=r
+                )
+                for r in inputs.records
+            )
+            if enqueue:
+                release_id = release.id
+                transaction.on_commit(lambda: release_build_task.delay(release_id))
+    except IntegrityError:
+        raise Conflict(f"release {version} was started by someone else just now") from None
+    return release
+
+
+def release_build(*, version: str, user: Any, **filters: Any) -> Release:
+    """Freeze and build in one go, here and now (commands, tests); pages and APIs queue the build."""
+    release = release_create(version=version, user=user, enqueue=False, **filters)
+    return release_run(release_id=release.id)
+
+
+@transaction.atomic
+def release_discard(*, release_id: int) -> None:
+    """Remove a failed release (its version can then be used again). Frozen releases cannot go."""
+    release = Release.objects.select_for_update().get(id=release_id)
+    if release.state != Release.State.FAILED:
+        raise Conflict(f"only failed releases can be discarded; {release.version} is {release.state}")
+    ReleaseItem.objects.filter(release=release).delete()
+    release.delete()

@@ -1,19 +1,28 @@
-"""Release pages: freeze approved items, download a release's files."""
+"""Release pages: freeze approved items (with filters), follow builds, download files or the whole
+release as a streamed zip."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 
 from annotator.access.permissions import IsAdmin, page_require
-from annotator.models import Item
+from annotator.exceptions import Conflict
+from annotator.models import Item, Scene
 from annotator.serving import serve_stored
+from review.models import Release
 from review.releasing import selectors
-from review.releasing.services import release_build
+from review.releasing.apis import ReleaseListApi
+from review.releasing.archive import stream_zip
+from review.releasing.services import release_create
+
+
+def _form_errors(exc: ValidationError) -> str:
+    return " ".join(m for msgs in exc.message_dict.values() for m in msgs)
 
 
 @login_required
@@ -21,12 +30,27 @@ def releases_page(request: HttpRequest) -> HttpResponse:
     page_require(request, IsAdmin())
     error = None
     if request.method == "POST":
+        form = ReleaseListApi.ReleaseCreateInputSerializer(
+            data={
+                "version": request.POST.get("version", ""),
+                "tasks": request.POST.getlist("tasks"),
+                "scenes": request.POST.getlist("scenes"),
+                "approved_after": request.POST.get("approved_after") or None,
+                "approved_before": request.POST.get("approved_before") or None,
+            }
+        )
         try:
-            release = release_build(version=request.POST.get("version", ""), user=request.user)
+            if not form.is_valid():
+                raise ValidationError({k: [str(m) for m in v] for k, v in form.errors.items()})
+            release = release_create(user=request.user, **form.validated_data)
         except ValidationError as exc:
-            error = " ".join(m for msgs in exc.message_dict.values() for m in msgs)
+            error = _form_errors(exc)
+        except Conflict as exc:
+            error = str(exc)
         else:
-            messages.success(request, f"Release {release.version} frozen with {release.item_count} items.")
+            messages.success(
+                request, f"Release {release.version}: {release.item_count} items frozen; building its files."
+            )
             return redirect("releases")
     return render(
         request,
@@ -35,16 +59,39 @@ def releases_page(request: HttpRequest) -> HttpResponse:
             "releases": selectors.releases_list(),
             "error": error,
             "approved_count": Item.objects.filter(state=Item.State.APPROVED).count(),
+            "tasks": Item.Task.choices,
+            "scenes": Scene.objects.filter(items__state=Item.State.APPROVED).distinct().order_by("name"),
         },
         status=400 if error else 200,
     )
 
 
+def _frozen(version: str) -> Release:
+    release = selectors.release_get(version=version)
+    if release.state != Release.State.FROZEN:
+        raise Http404(f"release {version} is {release.state}, not ready to download")
+    return release
+
+
 @login_required
 def release_file(request: HttpRequest, version: str, filename: str) -> HttpResponseBase:
+    """One file of a frozen release (any listed in its manifest, or the manifest), streamed."""
     page_require(request, IsAdmin())
-    release = selectors.release_get(version=version)
-    files = {"items.jsonl": release.items_file, "manifest.json": release.manifest_file}
-    if filename not in files:
-        raise PermissionDenied("not a file of this release")
-    return serve_stored(request, files[filename], download_as=f"{version}-{filename}")
+    release = _frozen(version)
+    listed = {f["path"] for f in release.manifest.get("files", [])} | {"manifest.json"}
+    if filename not in listed:
+        raise Http404("not a file of this release")
+    return serve_stored(request, f"{release.root}/{filename}", download_as=f"{version}-{filename.replace('/', '-')}")
+
+
+@login_required
+def release_archive(request: HttpRequest, version: str) -> HttpResponseBase:
+    """The whole release as a zip, streamed as it is written."""
+    page_require(request, IsAdmin())
+    release = _frozen(version)
+    folder = f"skymark-{version}"
+    response = StreamingHttpResponse(
+        stream_zip(release.root, folder, release.manifest["files"]), content_type="application/zip"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{folder}.zip"'
+    return response

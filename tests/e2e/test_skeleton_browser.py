@@ -121,7 +121,8 @@ def test_annotate_review_release_in_the_browser(scene: Scene, login, screenshot)
     release = Release.objects.get(version="1.0")
     items_jsonl = admin.request.get("/releases/1.0/items.jsonl")
     assert items_jsonl.status == 200
-    assert hashlib.sha256(items_jsonl.body()).hexdigest() == release.manifest["files"][0]["sha256"]
+    [entry] = [f for f in release.manifest["files"] if f["path"] == "items.jsonl"]
+    assert hashlib.sha256(items_jsonl.body()).hexdigest() == entry["sha256"]
     assert json.loads(items_jsonl.text().splitlines()[0])["answer"] == "yes"
     with default_storage.open(release.manifest_file) as fh:
         assert json.loads(fh.read())["items"] == 1

@@ -1,4 +1,5 @@
-"""review.releasing.services: frozen, versioned releases with a sha256 manifest."""
+"""review.releasing: freezing approved items, building the files aside, changelogs, failures, and
+frozen rows that the database itself refuses to change."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from pathlib import Path
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
 
+from annotator.exceptions import Conflict
 from annotator.models import Item
-from review.models import Release
-from review.releasing.services import release_build, release_contents
+from review.models import Release, ReleaseItem
+from review.releasing import jobs
+from review.releasing.services import release_build, release_create, release_discard
 from tests.factories import ItemFactory, SatelliteImageFactory, SceneFactory
 
 pytestmark = pytest.mark.django_db
@@ -35,17 +39,17 @@ def approved(annotator) -> list[Item]:  # type: ignore[no-untyped-def]
     ]
 
 
-def _read(root: Path, name: str) -> bytes:
-    return (root / name).read_bytes()
-
-
 @pytest.fixture
 def release_files(media_files):  # type: ignore[no-untyped-def]
     """Stored files under releases/ (scenes' media is not what these tests are about)."""
-    return lambda: {f for f in media_files() if f.startswith("releases/")}
+    return lambda: {f for f in media_files() if f.startswith("releases/") and "/.building" not in f}
 
 
-def test_release_writes_items_and_a_manifest_whose_sha256_matches(approved, admin, media_root) -> None:
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_release_freezes_approved_items_and_ships_every_file_with_its_sha256(approved, admin, media_root) -> None:
     # given three approved items and some that are not approved
     for state in (Item.State.DRAFT, Item.State.IN_REVIEW, Item.State.REJECTED):
         ItemFactory(state=state)
@@ -53,13 +57,13 @@ def test_release_writes_items_and_a_manifest_whose_sha256_matches(approved, admi
     # when an admin builds release 1.0
     release = release_build(version="1.0", user=admin)
 
-    # then the row lists the approved items only
+    # then it is frozen with the approved items only
     row = Release.objects.get(id=release.id)
-    assert (row.version, row.item_count, row.created_by) == ("1.0", 3, admin)
+    assert (row.version, row.state, row.item_count, row.created_by) == ("1.0", "frozen", 3, admin)
     assert sorted(row.items.values_list("id", flat=True)) == sorted(i.id for i in approved)
-    # and items.jsonl holds one record per item, in id order, with the frozen key and provenance
-    data = _read(media_root, row.items_file)
-    records = [json.loads(line) for line in data.decode().splitlines()]
+    # and items.jsonl holds one record per item, in id order, with the key, split and media paths
+    root = media_root / row.root
+    records = [json.loads(line) for line in (root / "items.jsonl").read_text().splitlines()]
     assert [r["id"] for r in records] == [i.uid for i in approved]
     assert [r["answer"] for r in records] == ["yes", "no", "7"]
     assert (records[2]["task"], records[2]["dimension"], records[2]["answer_format"]) == (
@@ -69,95 +73,112 @@ def test_release_writes_items_and_a_manifest_whose_sha256_matches(approved, admi
     )
     assert records[0]["scene"] == "Saro" and records[0]["video"]["duration_s"] == 2.0
     assert records[0]["satellite_images"][0]["corners"] == {"tl": [57.48, 12.01]}
-    # and the manifest's sha256 and size are those of the file's bytes
-    [entry] = row.manifest["files"]
-    assert entry == {"path": "items.jsonl", "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
-    assert row.manifest["items"] == 3
+    assert records[0]["split"] == "test"  # one scene: the test split holds it
+    # and the media it names are in the release, byte for byte
+    video = approved[0].scene.video
+    assert records[0]["media"]["video"] == f"media/videos/{video.sha256}.mp4"
+    assert _sha(root / records[0]["media"]["video"]) == video.sha256
+    assert (root / records[0]["media"]["images"][0]).is_file()
+    # and the manifest lists every file with its sha256 and size, and is itself stored
+    listed = {f["path"]: f for f in row.manifest["files"]}
+    on_disk = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()} - {"manifest.json"}
+    assert set(listed) == on_disk
+    for path, entry in listed.items():
+        assert (entry["sha256"], entry["bytes"]) == (_sha(root / path), (root / path).stat().st_size), path
     assert row.manifest["tasks"] == {"target_visibility": 2, "zone_counting": 1}
-    assert row.manifest["yes_no_answers"] == {"no": 1, "yes": 1}
-    # and manifest.json on storage is the same manifest
-    assert json.loads(_read(media_root, row.manifest_file)) == row.manifest
-    assert {row.items_file, row.manifest_file} == {"releases/1.0/items.jsonl", "releases/1.0/manifest.json"}
+    assert row.manifest["splits"] == {"full": 3, "test": 3, "train": 0, "tiny": 3}
+    assert json.loads((root / "manifest.json").read_text()) == row.manifest
+    for expected in ("questions.jsonl", "README.md", "datasheet/index.html", "variants/no_visual.jsonl"):
+        assert expected in listed
+    assert all("answer" not in json.loads(line) for line in (root / "questions.jsonl").read_text().splitlines())
 
 
-def test_same_items_give_the_same_manifest_but_the_version(approved, admin, media_root) -> None:
-    # given release 1.0 / when 1.1 is built from the same approved items
+def test_filters_choose_the_items(approved, admin) -> None:
+    release = release_build(version="1.0", user=admin, tasks=[Item.Task.ZONE_COUNTING])
+    assert [e.item_id for e in release.entries.all()] == [approved[2].id]
+    assert release.manifest["filters"]["tasks"] == ["zone_counting"]
+
+
+def test_a_correction_is_a_new_version_with_a_changelog(approved, admin) -> None:
+    # given release 1.0 / when another item is approved and 1.1 built
     first = release_build(version="1.0", user=admin)
+    extra = ItemFactory(state=Item.State.APPROVED, scene=approved[0].scene, author=approved[0].author)
     second = release_build(version="1.1", user=admin)
 
-    # then the item bytes are identical and the manifests differ only in the version
-    assert _read(media_root, first.items_file) == _read(media_root, second.items_file)
-    assert {**first.manifest, "version": "x"} == {**second.manifest, "version": "x"}
-    assert (first.manifest["version"], second.manifest["version"]) == ("1.0", "1.1")
+    # then 1.1 names what changed since 1.0, and 1.0 is as it was
+    assert second.parent == first
+    assert second.changelog == {"since": "1.0", "added": [extra.uid], "removed": [], "changed": []}
+    assert Release.objects.get(version="1.0").item_count == 3
 
 
-def test_release_contents_is_pure(approved) -> None:
-    # the same items in any order give the same bytes
-    assert release_contents(approved, "2.0") == release_contents(list(reversed(approved)), "2.0")
-
-
-def test_later_approvals_do_not_change_an_earlier_release(approved, admin, media_root) -> None:
-    # given release 1.0
-    first = release_build(version="1.0", user=admin)
-    frozen = _read(media_root, first.items_file)
-
-    # when another item is approved and 2.0 is built
-    ItemFactory(state=Item.State.APPROVED)
-    second = release_build(version="2.0", user=admin)
-
-    # then 1.0's file and item set stay as they were
-    assert _read(media_root, first.items_file) == frozen
-    assert Release.objects.get(version="1.0").items.count() == 3
-    assert second.item_count == 4
-
-
-def test_empty_release_is_refused(admin, release_files) -> None:
-    ItemFactory(state=Item.State.IN_REVIEW)
-    with pytest.raises(ValidationError) as err:
-        release_build(version="1.0", user=admin)
-    assert err.value.message_dict == {"version": ["there are no approved items to release"]}
-    assert Release.objects.count() == 0
-    assert release_files() == set()
-
-
-def test_duplicate_version_is_refused(approved, admin, media_root, release_files) -> None:
-    # given release 1.0
+def test_empty_or_taken_or_malformed_versions_are_refused(approved, admin, release_files) -> None:
     release_build(version="1.0", user=admin)
     files = release_files()
-    before = _read(media_root, "releases/1.0/items.jsonl")
-
-    # when 1.0 is built again (after another approval) / then it is refused and nothing changes
-    ItemFactory(state=Item.State.APPROVED)
     with pytest.raises(ValidationError) as err:
         release_build(version=" 1.0 ", user=admin)
     assert err.value.message_dict == {"version": ["release 1.0 exists; releases are immutable"]}
+    for bad in ("", "latest", "1.0/../../etc", "1..2", "v1.2.3.4"):
+        with pytest.raises(ValidationError, match=r"use a version like 1\.0"):
+            release_build(version=bad, user=admin)
+    with pytest.raises(ValidationError, match="no approved items to release"):
+        release_build(version="2.0", user=admin, tasks=[Item.Task.RELATIVE_DIRECTION])
     assert release_files() == files
-    assert _read(media_root, "releases/1.0/items.jsonl") == before
     assert Release.objects.count() == 1
 
 
-@pytest.mark.parametrize("version", ["", "latest", "1.0/../../etc", "1..2", "v1.2.3.4"])
-def test_malformed_version_is_refused(approved, admin, release_files, version: str) -> None:
-    with pytest.raises(ValidationError) as err:
-        release_build(version=version, user=admin)
-    assert err.value.message_dict == {"version": ["use a version like 1.0 or v1.2.0"]}
+def test_a_version_being_built_answers_conflict(approved, admin) -> None:
+    release_create(version="1.0", user=admin, enqueue=False)
+    with pytest.raises(Conflict, match="being built right now"):
+        release_create(version="1.0", user=admin, enqueue=False)
+
+
+def test_a_failed_build_leaves_no_file_and_says_why(approved, admin, release_files, monkeypatch) -> None:
+    # given a build whose files cannot be moved into storage
+    release = release_create(version="1.0", user=admin, enqueue=False)
+
+    def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise OSError("disk full")
+
+    monkeypatch.setattr(jobs, "store_tree", broken)
+
+    # when it runs / then the release is failed with the reason and nothing is stored
+    with pytest.raises(OSError, match="disk full"):
+        jobs.release_run(release_id=release.id)
+    release.refresh_from_db()
+    assert (release.state, release.error) == ("failed", "OSError: disk full")
     assert release_files() == set()
+    # and the failed release can be discarded, so the version can be used again
+    monkeypatch.undo()
+    release_discard(release_id=release.id)
+    assert release_build(version="1.0", user=admin).state == "frozen"
 
 
-@pytest.mark.parametrize("version", ["1", "1.0", "v1.2.0", "2.0-rc.1", "1.0+build5"])
-def test_accepted_versions(approved, admin, version: str) -> None:
-    assert release_build(version=version, user=admin).version == version
+def test_running_a_frozen_release_again_does_nothing(approved, admin, release_files) -> None:
+    release = release_build(version="1.0", user=admin)
+    files = release_files()
+    again = jobs.release_run(release_id=release.id)
+    assert (again.state, again.frozen_at) == ("frozen", release.frozen_at)
+    assert release_files() == files
 
 
-def test_no_files_are_left_when_the_row_cannot_be_written(approved, admin, release_files, monkeypatch) -> None:
-    # given a database that fails after both files were written
-    def broken(**kwargs):  # type: ignore[no-untyped-def]
-        raise RuntimeError("database went away")
-
-    monkeypatch.setattr(Release.objects, "create", broken)
-
-    # when the build fails / then the error surfaces and both files are removed again
-    with pytest.raises(RuntimeError, match="database went away"):
-        release_build(version="1.0", user=admin)
-    assert release_files() == set()
-    assert Release.objects.count() == 0
+@pytest.mark.django_db(transaction=True)
+def test_frozen_rows_refuse_update_and_delete_in_the_database(approved, admin) -> None:
+    release = release_build(version="1.0", user=admin)
+    entry = ReleaseItem.objects.filter(release=release).first()
+    assert entry is not None
+    attempts = [
+        lambda: Release.objects.filter(id=release.id).update(version="9.9"),
+        lambda: Release.objects.filter(id=release.id).delete(),
+        lambda: ReleaseItem.objects.filter(id=entry.id).update(split="train"),
+        lambda: ReleaseItem.objects.filter(id=entry.id).delete(),
+        lambda: Item.objects.filter(id=approved[0].id).update(answer="no"),
+        lambda: Item.objects.filter(id=approved[0].id).delete(),
+    ]
+    for attempt in attempts:
+        with pytest.raises(IntegrityError), transaction.atomic():
+            attempt()
+    assert Release.objects.get(id=release.id).version == "1.0"
+    assert Item.objects.get(id=approved[0].id).answer == "yes"
+    # an item outside every release still changes as usual
+    free = ItemFactory(state=Item.State.DRAFT)
+    assert Item.objects.filter(id=free.id).update(question="Is it there?") == 1

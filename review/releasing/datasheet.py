@@ -1,0 +1,172 @@
+"""The release's datasheet: one HTML page with PNG figures (matplotlib, no clock or version in the
+image metadata, so a rebuild gives the same bytes). Counts per task and dimension, key-position
+balance, reviewer agreement, rejection reasons, the human baseline with intervals, where the scenes
+are, the licenses of the source media, and known limitations."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display; set before pyplot is imported
+import matplotlib.pyplot as plt
+from django.template.loader import render_to_string
+
+from review.quality.agreement import fleiss_kappa, krippendorff_alpha, percent_agreement
+from review.quality.baseline import human_baseline
+from review.scoring.metrics import choice_bias
+
+from .formats import write_text
+
+FIGURE_META = {"Software": None}  # matplotlib writes its version otherwise
+TINY_PER_TASK = 60
+
+
+def _save(fig: Any, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100, metadata=FIGURE_META)
+    plt.close(fig)
+    return path
+
+
+def _bar(path: Path, counts: dict[str, int] | dict[str, float], title: str, xlabel: str) -> Path:
+    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.35 * len(counts) + 1)))
+    names = list(counts)
+    ax.barh(names, [counts[n] for n in names], color="#4a78b5")
+    ax.invert_yaxis()
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def _positions(path: Path, records: list[dict[str, Any]]) -> tuple[Path, dict[str, dict[str, float]]]:
+    per_task: dict[str, list[int]] = defaultdict(list)
+    width: dict[str, int] = {}
+    for r in records:
+        options = [str(o) for o in r["options"]]
+        if options and str(r["answer"]) in options:
+            per_task[r["task"]].append(options.index(str(r["answer"])))
+            width[r["task"]] = max(width.get(r["task"], 0), len(options))
+    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.35 * len(per_task) + 1)))
+    stats = {}
+    for row, (task, positions) in enumerate(sorted(per_task.items())):
+        counts = Counter(positions)
+        left = 0.0
+        for k in range(width[task]):
+            share = counts.get(k, 0) / len(positions)
+            ax.barh(row, share, left=left, color=plt.cm.tab10(k % 10), edgecolor="white")
+            left += share
+        stats[task] = choice_bias(positions, width[task])
+    ax.set_yticks(range(len(per_task)), sorted(per_task))
+    ax.invert_yaxis()
+    ax.set_xlabel("share of keys at option A, B, C, ... (left to right)")
+    ax.set_title("Answer-key positions per task")
+    fig.tight_layout()
+    return _save(fig, path), stats
+
+
+def _scenes_map(path: Path, scenes: list[dict[str, Any]]) -> Path | None:
+    located = [s for s in scenes if s.get("center_latlon")]
+    if not located:
+        return None
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.scatter([s["center_latlon"][1] for s in located], [s["center_latlon"][0] for s in located], color="#c0392b")
+    for s in located:
+        lat, lon = s["center_latlon"]
+        ax.annotate(s["name"], (lon, lat), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ax.set_xlabel("longitude (°E)")
+    ax.set_ylabel("latitude (°N)")
+    ax.set_title("Where the georeferenced scenes are")
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def _agreement(records: list[dict[str, Any]], human: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    per_task: dict[str, list[list[Any]]] = defaultdict(list)
+    for r in records:
+        if len(human.get(r["id"], [])) >= 2:
+            per_task[r["task"]].append(human[r["id"]])
+    return [
+        {
+            "task": task,
+            "items": len(ratings),
+            "percent": percent_agreement(ratings),
+            "fleiss": fleiss_kappa(ratings),
+            "alpha": krippendorff_alpha(ratings),
+        }
+        for task, ratings in sorted(per_task.items())
+    ]
+
+
+def _limitations(records: list[dict[str, Any]], scenes: list[dict[str, Any]], human: dict[str, list[Any]]) -> list[str]:
+    tasks = Counter(r["task"] for r in records)
+    notes = [
+        f"{t}: {n} items, fewer than the {TINY_PER_TASK} of a full tiny split"
+        for t, n in sorted(tasks.items())
+        if n < TINY_PER_TASK
+    ]
+    unlocated = [s["name"] for s in scenes if not s.get("center_latlon")]
+    if unlocated:
+        names = ", ".join(unlocated[:10])
+        notes.append(f"{len(unlocated)} scene(s) without a georeferenced image (no GeoJSON, not on the map): {names}")
+    unlicensed = [s["name"] for s in scenes if not s.get("license")]
+    if unlicensed:
+        notes.append(f"{len(unlicensed)} scene(s) with no license recorded: " + ", ".join(unlicensed[:10]))
+    without = sum(1 for r in records if not human.get(r["id"]))
+    if without:
+        notes.append(f"{without} item(s) have no blind answer, so the human baseline leaves them out")
+    notes.append(
+        "Keys are as the reviewers approved them; answers that geometry decides come from the marks at the "
+        "versions recorded in each item's provenance."
+    )
+    return notes
+
+
+def write(root: Path, *, version: str, records: list[dict[str, Any]], sources: dict[str, Any]) -> list[Path]:
+    """datasheet/index.html and its figures. `sources`: human answers, scenes, rejection reasons."""
+    out = root / "datasheet"
+    human: dict[str, list[Any]] = defaultdict(list)
+    for row in sources.get("human", []):
+        human[row["id"]].append(row["answer"])
+    scenes = sources.get("scenes", [])
+    tasks = dict(sorted(Counter(r["task"] for r in records).items()))
+    dims = dict(sorted(Counter(r["dimension"] for r in records).items()))
+    files = [
+        _bar(out / "tasks.png", tasks, "Items per task", "items"),
+        _bar(out / "dimensions.png", dims, "Items per dimension", "items"),
+    ]
+    positions_png, balance = _positions(out / "key_positions.png", records)
+    files.append(positions_png)
+    reasons = dict(sorted(Counter(sources.get("rejections", {})).items(), key=lambda kv: (-kv[1], kv[0])))
+    if reasons:
+        files.append(_bar(out / "rejections.png", reasons, "Rejection reasons (reviews of these scenes)", "reviews"))
+    baseline = human_baseline(records, human) if human else {}
+    if baseline:
+        shown = {k: v.value for k, v in baseline.items()}
+        files.append(_bar(out / "human_baseline.png", shown, "Human baseline (blind answers)", "score"))
+    map_png = _scenes_map(out / "scenes.png", scenes)
+    if map_png:
+        files.append(map_png)
+    page = render_to_string(
+        "review/datasheet.html",
+        {
+            "version": version,
+            "n_items": len(records),
+            "n_scenes": len(scenes),
+            "tasks": tasks,
+            "dims": dims,
+            "balance": balance,
+            "agreement": _agreement(records, human),
+            "reasons": reasons,
+            "baseline": baseline,
+            "scenes": scenes,
+            "has_map": map_png is not None,
+            "limitations": _limitations(records, scenes, human),
+        },
+    )
+    files.append(write_text(out / "index.html", page))
+    return files
