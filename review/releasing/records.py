@@ -75,7 +75,7 @@ def _scene_info(scene: Scene) -> dict[str, Any]:
     image = next((s for s in scene.satellite_images.all() if s.georef), None)
     centre = None
     if image is not None:
-        ref = GeoReference.from_dict(image.georef)
+        ref = GeoReference.from_dict(image.georef or {})
         lon, lat = ref.pixel_to_lonlat(ref.width / 2, ref.height / 2)
         centre = [round(float(lat), 6), round(float(lon), 6)]
     return {
