@@ -1,22 +1,82 @@
-/* Drawing and editing on the workspace map (adds methods to WorkspaceMap):
+// @ts-check
+/* Drawing and editing on the workspace map:
  *  - tools: point, polygon and ellipse through ol/interaction/Draw; a trajectory recorder where
  *    each click adds a vertex stamped with the video time;
  *  - editing the selected mark: Modify (vertices), Translate (move), and handles for an ellipse
- *    (centre, each radius, rotation). Every finished edit reports the new API geometry. */
-(function () {
-  "use strict";
-  /* global ol */
-  const S = window.Skymark.mapStyle;
-  const P = window.Skymark.WorkspaceMap.prototype;
-  const TOOLS = ["point", "polygon", "ellipse", "polyline"];
+ *    (centre, each radius, rotation). Every finished edit reports the new API geometry.
+ * A read-only page builds the same class and never calls setTool() or enableEditing(). */
+
+import ol from "../lib/ol.js";
+import { MapView } from "./map.js";
+import * as S from "./map_style.js";
+
+const TOOLS = ["point", "polygon", "ellipse", "polyline"];
+
+/**
+ * What the page does for a tool (workspace/tools.js).
+ * @typedef {object} ToolCallbacks
+ * @property {() => string|null} canStart a reason not to start drawing, or null
+ * @property {(kind: string, geometry: import("../lib/types.js").Geometry, extra: {vertex_times?: number[]}) => void} onEnd
+ * @property {(message: string) => void} onError
+ * @property {(vertices: number, times: number[]) => void} [onProgress] the trajectory being recorded
+ * @property {() => number} now the video time
+ */
+
+/** @type {ToolCallbacks} */
+const NO_TOOL = { canStart: () => null, onEnd: () => {}, onError: () => {}, now: () => 0 };
+
+/** A trajectory being recorded: vertices in API pixels and the video time of each.
+ * @typedef {{pts: number[][], times: number[]}} Recording */
+
+export class WorkspaceMap extends MapView {
+  /** @param {HTMLElement} target @param {import("./map.js").MapOptions} opts */
+  constructor(target, opts) {
+    super(target, opts);
+    this.toolCb = NO_TOOL;
+    /** @type {Recording|null} */
+    this.traj = null;
+    /** OpenLayers objects (the vendored build has no types). @type {any} */
+    this.draw = null;
+    /** @type {any[]} */
+    this.trajKeys = [];
+    /** @type {any} */
+    this.trajLine = null;
+    /** @type {any} */
+    this.trajPoints = null;
+    /** @type {any} */
+    this.rubber = null;
+    /** Set by enableEditing(); null on a read-only page. @type {any} */
+    this.translate = null;
+    /** @type {any} */
+    this.modify = null;
+    /** @type {any} */
+    this.editFeatures = null;
+    /** @type {any} */
+    this.moveFeatures = null;
+    this.insertAllowed = true;
+    /** @type {(id: number) => boolean} */
+    this.canModify = () => false;
+    /** @type {(id: number, geometry: import("../lib/types.js").Geometry) => void} */
+    this.onModified = () => {};
+    /** The ellipse handle being dragged ("center", "rx", "ry", "rotate"), or null. @type {string|null} */
+    this.dragRole = null;
+    /** @type {any} */
+    this.dragFeature = null;
+    /** @type {number[]} */
+    this.dragFrom = [0, 0];
+    /** @type {any} */
+    this.dragParams = null;
+  }
+
+  /** @param {number|null} id */
+  select(id) {
+    super.select(id);
+    this.syncEditing(id);
+  }
 
   // ---- tools -------------------------------------------------------------------------------
-  /**
-   * tool: "none" | "point" | "polygon" | "ellipse" | "polyline".
-   * cb: {canStart(): string|null — a reason not to start; onEnd(kind, apiGeometry, extra);
-   *      onError(message); onProgress(vertexCount); now(): video time}
-   */
-  P.setTool = function (tool, cb) {
+  /** @param {"none"|"point"|"polygon"|"ellipse"|"polyline"|string} tool @param {ToolCallbacks} cb */
+  setTool(tool, cb) {
     this.stopTool();
     this.tool = tool;
     this.toolCb = cb;
@@ -33,6 +93,7 @@
     if (tool === "none") return;
     el.classList.add("tool-" + tool);
     if (tool === "polyline") { this.startTrajectory(); return; }
+    /** @type {Record<string, any>} */
     const opts = { type: tool === "point" ? "Point" : tool === "polygon" ? "Polygon" : "Circle", style: S.drawing };
     if (tool === "ellipse") {
       // Click the centre, then a corner of the bounding box: an axis-aligned ellipse whose
@@ -55,37 +116,37 @@
       cb.onEnd(tool, this.toApi(ev.feature.getGeometry()), {});
     });
     this.map.addInteraction(this.draw);
-  };
+  }
 
-  P.stopTool = function () {
+  stopTool() {
     if (this.draw) { this.map.removeInteraction(this.draw); this.draw = null; }
     if (this.traj) this.stopTrajectory();
-  };
+  }
 
   /** Esc: drop the shape being drawn. */
-  P.abortDrawing = function () {
+  abortDrawing() {
     if (this.draw) this.draw.abortDrawing();
     if (this.traj) this.resetTrajectory();
-  };
+  }
 
   /** Backspace: remove the last corner or vertex of the shape being drawn. */
-  P.removeLastPoint = function () {
+  removeLastPoint() {
     if (this.draw) this.draw.removeLastPoint();
     if (this.traj && this.traj.pts.length) {
       this.traj.pts.pop();
       this.traj.times.pop();
       this.drawTrajectory();
     }
-  };
+  }
 
   /** Enter: finish the polygon or trajectory being drawn. */
-  P.finishDrawing = function () {
+  finishDrawing() {
     if (this.traj) this.finishTrajectory();
     else if (this.draw && this.tool === "polygon") this.draw.finishDrawing();
-  };
+  }
 
   // ---- trajectory recorder -------------------------------------------------------------------
-  P.startTrajectory = function () {
+  startTrajectory() {
     this.traj = { pts: [], times: [] };
     this.trajLine = new ol.Feature(new ol.geom.LineString([]));
     this.trajPoints = new ol.Feature(new ol.geom.MultiPoint([]));
@@ -99,23 +160,27 @@
         this.rubber.getGeometry().setCoordinates(last ? [[last[0], this.h - last[1]], ev.coordinate] : []);
       }),
     ];
-  };
+  }
 
-  P.stopTrajectory = function () {
+  stopTrajectory() {
     this.trajKeys.forEach((k) => ol.Observable.unByKey(k));
+    this.trajKeys = [];
     this.pending.clear();
     this.traj = null;
-  };
+  }
 
-  P.resetTrajectory = function () {
+  resetTrajectory() {
+    if (!this.traj) return;
     this.traj.pts = [];
     this.traj.times = [];
     this.drawTrajectory();
-  };
+  }
 
-  P.trajectoryClick = function (ev) {
+  /** @param {any} ev an OpenLayers map click */
+  trajectoryClick(ev) {
     const cb = this.toolCb;
     const p = this.apiPoint(ev.coordinate);
+    if (!this.traj) return;
     if (!p) { cb.onError("click inside the image: a trajectory vertex must be on the satellite image"); return; }
     const { pts, times } = this.traj;
     if (!pts.length) {
@@ -130,17 +195,19 @@
     pts.push([Math.round(p[0] * 10) / 10, Math.round(p[1] * 10) / 10]);
     times.push(t);
     this.drawTrajectory();
-  };
+  }
 
-  P.drawTrajectory = function () {
+  drawTrajectory() {
+    if (!this.traj) return;
     const coords = this.traj.pts.map(([x, y]) => [x, this.h - y]);
     this.trajLine.getGeometry().setCoordinates(coords.length > 1 ? coords : []);
     this.trajPoints.getGeometry().setCoordinates(coords);
     if (!coords.length) this.rubber.getGeometry().setCoordinates([]);
     if (this.toolCb.onProgress) this.toolCb.onProgress(coords.length, this.traj.times.slice());
-  };
+  }
 
-  P.finishTrajectory = function () {
+  finishTrajectory() {
+    if (!this.traj) return;
     const { pts, times } = this.traj;
     // A double click adds the same vertex twice at the same time: keep one.
     for (let i = pts.length - 1; i > 0; i--) {
@@ -154,18 +221,20 @@
       if (pts.length) this.toolCb.onError("a trajectory needs at least 2 vertices: move the video on and click again");
       return;
     }
+    /** @type {import("../lib/types.js").Geometry} */
     const geometry = { type: "LineString", coordinates: pts.map((p) => p.slice()) };
     const vertexTimes = times.slice();
     this.resetTrajectory();
     this.toolCb.onEnd("polyline", geometry, { vertex_times: vertexTimes });
-  };
+  }
 
   /** Vertices recorded so far in the trajectory being drawn (0 when not recording). */
-  P.recording = function () { return this.traj ? this.traj.pts.length : 0; };
+  recording() { return this.traj ? this.traj.pts.length : 0; }
 
   // ---- editing the selection -----------------------------------------------------------------
-  /** canModify(id): may this mark change; onModified(id, apiGeometry) after each finished edit. */
-  P.enableEditing = function ({ canModify, onModified }) {
+  /** canModify(id): may this mark change; onModified(id, apiGeometry) after each finished edit.
+   * @param {{canModify: (id: number) => boolean, onModified: (id: number, geometry: import("../lib/types.js").Geometry) => void}} opts */
+  enableEditing({ canModify, onModified }) {
     this.canModify = canModify;
     this.onModified = onModified;
     this.editFeatures = new ol.Collection();
@@ -195,15 +264,14 @@
     });
     // Interactions see events last-added first: handles, then vertices, then moving the whole mark.
     [this.translate, this.modify, this.handleDrag].forEach((i) => this.map.addInteraction(i));
-    this.onSelectionChanged = (id) => this.syncEditing(id);
-  };
+  }
 
-  P.commitEdit = function (f) {
+  commitEdit(f) {
     this.onModified(f.getId(), this.toApi(f.getGeometry()));
     this.syncEditing(this.selectedId);
-  };
+  }
 
-  P.syncEditing = function (id) {
+  syncEditing(id) {
     if (!this.editFeatures || this.dragRole) return;
     const f = this.feature(id);
     const wanted = !!f && this.tool === "none" && this.canModify(id);
@@ -221,10 +289,10 @@
     this.moveFeatures.push(f);
     if (kind === "ellipse") this.drawHandles(f);
     else this.editFeatures.push(f);
-  };
+  }
 
   /** Handles of an ellipse: centre (move), the end of each radius, and a rotation knob. */
-  P.drawHandles = function (f) {
+  drawHandles(f) {
     const { center: [cx, cy], radii: [rx, ry], rotation } = f.getGeometry().get("ellipse");
     const t = (rotation * Math.PI) / 180;
     const u = [Math.cos(t), Math.sin(t)], v = [-Math.sin(t), Math.cos(t)];
@@ -242,9 +310,9 @@
       make("ry", new ol.geom.Point(at(v, ry))),
       make("rotate", new ol.geom.Point(at(u, knob))),
     ]);
-  };
+  }
 
-  P.handleDown = function (ev) {
+  handleDown(ev) {
     if (this.tool !== "none") return false;
     const hit = this.map.forEachFeatureAtPixel(ev.pixel, (h) => (h.get("role") !== "axis" ? h : undefined),
       { layerFilter: (l) => l === this.handlesLayer, hitTolerance: 5 });
@@ -255,9 +323,9 @@
     this.dragFrom = [ev.coordinate[0], this.h - ev.coordinate[1]];
     this.dragParams = JSON.parse(JSON.stringify(f.getGeometry().get("ellipse")));
     return true;
-  };
+  }
 
-  P.handleMove = function (ev) {
+  handleMove(ev) {
     const s = this.dragParams;
     const p = [ev.coordinate[0], this.h - ev.coordinate[1]];
     const d = [p[0] - s.center[0], p[1] - s.center[1]];
@@ -274,13 +342,13 @@
     }
     this.ellipseGeometry(next, this.dragFeature.getGeometry());
     this.drawHandles(this.dragFeature);
-  };
+  }
 
-  P.handleUp = function () {
+  handleUp() {
     const f = this.dragFeature;
     this.dragRole = null;
     this.dragFeature = null;
     if (f) this.commitEdit(f);
     return false;
-  };
-})();
+  }
+}

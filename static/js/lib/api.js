@@ -1,0 +1,84 @@
+// @ts-check
+/* JSON requests for the pages: the session cookie, the CSRF header, DRF errors as one line.
+ * Nothing runs at import time, so node can import the modules built on this one. */
+
+/** @param {string} name */
+export function cookie(name) {
+  const jar = globalThis.document ? document.cookie : "";
+  const hit = jar.split(";").map((c) => c.trim()).find((c) => c.startsWith(name + "="));
+  return hit ? decodeURIComponent(hit.slice(name.length + 1)) : "";
+}
+
+/** Turn a DRF error body into one line a person can read: "label: This field may not be blank."
+ * @param {any} body @param {number} status */
+export function errorText(body, status) {
+  if (!body) return "HTTP " + status;
+  if (typeof body === "string") return body;
+  if (body.detail && typeof body.detail === "string") return body.detail;
+  const parts = [];
+  for (const [field, msgs] of Object.entries(body)) {
+    if (field === "current") continue;
+    const list = Array.isArray(msgs) ? msgs : [msgs];
+    const text = list.map((m) => (typeof m === "object" ? JSON.stringify(m) : String(m))).join(" ");
+    parts.push(field === "non_field_errors" ? text : field + ": " + text);
+  }
+  return parts.join("; ") || "HTTP " + status;
+}
+
+/** A request that failed: status 0 when the server could not be reached; `body` is the parsed
+ * error (a 409 carries {"current": object}). */
+export class ApiError extends Error {
+  /** @param {number} status @param {any} body */
+  constructor(status, body) {
+    super(errorText(body, status));
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/** fetch() JSON with the session cookie and CSRF token; resolves to the parsed body or throws ApiError.
+ * @param {string} method @param {string} url @param {any} [data] @returns {Promise<any>} */
+async function request(method, url, data) {
+  /** @type {Record<string, string>} */
+  const headers = { Accept: "application/json" };
+  /** @type {RequestInit} */
+  const opts = { method, credentials: "same-origin", headers };
+  if (method !== "GET" && method !== "HEAD") headers["X-CSRFToken"] = cookie("csrftoken");
+  if (data !== undefined) {
+    headers["Content-Type"] = "application/json";
+    opts.body = JSON.stringify(data);
+  }
+  let res;
+  try {
+    res = await fetch(url, opts);
+  } catch (err) {
+    throw new ApiError(0, { detail: "network error: the server could not be reached" });
+  }
+  if (res.status === 204) return null;
+  const type = res.headers.get("Content-Type") || "";
+  const body = type.includes("json") ? await res.json().catch(() => null) : await res.text();
+  if (!res.ok) throw new ApiError(res.status, typeof body === "string" ? { detail: "HTTP " + res.status } : body);
+  return body;
+}
+
+/**
+ * @typedef {object} Api
+ * @property {(url: string) => Promise<any>} get
+ * @property {(url: string, data?: any) => Promise<any>} post
+ * @property {(url: string, data?: any) => Promise<any>} patch
+ * @property {(url: string, data?: any) => Promise<any>} del
+ */
+
+/** @type {Api} */
+export const api = {
+  get: (url) => request("GET", url),
+  post: (url, data) => request("POST", url, data === undefined ? {} : data),
+  patch: (url, data) => request("PATCH", url, data),
+  del: (url, data) => request("DELETE", url, data),
+};
+
+/** The URL of object `id` from a URL the server rendered with 0 in its place ({% url 'api-mark' 0 %}).
+ * @param {string} template @param {number} id */
+export function urlFor(template, id) {
+  return template.replace("/0/", "/" + id + "/");
+}

@@ -1,0 +1,76 @@
+// @ts-check
+/* Shapes the workspace passes around, as the API sends them. Types only: nothing to run. */
+
+/**
+ * A pixel of the satellite image in API convention: x right, y DOWN, origin top-left.
+ * @typedef {number[]} XY
+ */
+
+/**
+ * A mark's geometry as the API stores it (pixels, y down). "Ellipse" is ours: centre, the two
+ * radii and a rotation in degrees; the others are GeoJSON shapes.
+ * @typedef {object} Geometry
+ * @property {"Point"|"LineString"|"Polygon"|"Ellipse"} type
+ * @property {any} [coordinates] XY, XY[] or XY[][] for Point, LineString, Polygon
+ * @property {XY} [center]
+ * @property {XY} [radii]
+ * @property {number} [rotation]
+ */
+
+/** @typedef {"point"|"polygon"|"ellipse"|"polyline"} MarkKind */
+
+/**
+ * Task facts an annotator records on a mark.
+ * @typedef {object} Facts
+ * @property {boolean} [visible]
+ * @property {number} [first_seen_s]
+ * @property {number} [count]
+ * @property {string} [occlusion]
+ * @property {string} [note]
+ */
+
+/**
+ * A time anchor: an instant (time_end null) or an interval; a trajectory may time each vertex.
+ * @typedef {object} TimeAnchor
+ * @property {number} time_start
+ * @property {number|null} [time_end]
+ * @property {number[]} [vertex_times]
+ */
+
+/**
+ * A mark as the API returns it. Marks not yet created on the server have a negative id and a
+ * null version.
+ * @typedef {object} Mark
+ * @property {number} id
+ * @property {number|null} version
+ * @property {number|null} satellite_image
+ * @property {MarkKind} kind
+ * @property {Geometry} geometry
+ * @property {string} label
+ * @property {number} time_start
+ * @property {number|null} time_end
+ * @property {number[]} [vertex_times]
+ * @property {Facts} [facts]
+ */
+
+/**
+ * A compiled QA item (annotator/admin view; reviewers get the blind subset).
+ * @typedef {object} Item
+ * @property {number} id
+ * @property {string} uid
+ * @property {string} task
+ * @property {string} [question]
+ * @property {string[]} [options]
+ * @property {string} [answer]
+ * @property {string} [state]
+ * @property {number[]} [mark_ids]
+ * @property {number} [approvals]
+ * @property {number} [rejections]
+ */
+
+/**
+ * Field name -> message(s), as the page's own checks and DRF's 400 bodies give them.
+ * @typedef {Record<string, any>} FieldErrors
+ */
+
+export {};

@@ -1,0 +1,322 @@
+// @ts-check
+/* The satellite image in OpenLayers, in image pixels: layers, marks, trajectory dots, the CVAA box.
+ *
+ * Convention: the API stores pixels with x right and y DOWN (origin top-left); the OpenLayers
+ * pixel projection has y UP (origin bottom-left). Every geometry crosses that boundary through
+ * toApi()/fromApi() here, so nothing else in the page has to think about it.
+ * Drawing and editing are added by map_edit.js (WorkspaceMap); styles live in map_style.js.
+ */
+
+import ol from "../lib/ol.js";
+import { cvaaBoxAt, ellipseRing, trajectoryAt } from "../lib/geom.js";
+import * as S from "./map_style.js";
+
+/** @typedef {import("../lib/types.js").Mark} Mark */
+/** @typedef {import("../lib/types.js").Geometry} Geometry */
+/** @typedef {import("../lib/types.js").XY} XY */
+
+/**
+ * @typedef {object} MapOptions
+ * @property {number} width image width in pixels
+ * @property {number} height
+ * @property {string} url the whole display image
+ * @property {{url: string, tileSize: number}|null} [tiles] the Zoomify pyramid, when built
+ * @property {any} [georef] the browser georeference (json_script "georef-data"), or null
+ * @property {(mark: Mark) => boolean} isCurrent whether a mark's time anchor contains the cursor
+ * @property {(id: number|null) => void} [onSelect] a click selected a mark (or nothing)
+ */
+
+const flip = (/** @type {XY[]} */ pts, /** @type {number} */ h) => pts.map(([x, y]) => [x, h - y]);
+const r1 = (/** @type {number} */ v) => Math.round(v * 10) / 10;
+
+export class MapView {
+  /** @param {HTMLElement} target @param {MapOptions} opts */
+  constructor(target, opts) {
+    this.w = opts.width;
+    this.h = opts.height;
+    this.isCurrent = opts.isCurrent;
+    this.onSelect = opts.onSelect || (() => {});
+    /** @type {number|null} */
+    this.selectedId = null;
+    this.tool = "none";
+    /** @type {Set<string>} */
+    this.hiddenLabels = new Set();
+    /** @type {Set<number>} */
+    this.highlighted = new Set();
+    /** mark id -> the feedback of rejected items that used it @type {Map<number, any>} */
+    this.flags = new Map();
+    this.time = 0;
+    this.extent = [0, 0, this.w, this.h];
+    this.georef = opts.georef || null;
+    // With a georeference the pixel projection knows its ground size, so a scale bar can show metres.
+    this.projection = new ol.proj.Projection({
+      code: "pixel", units: "pixels", extent: this.extent,
+      ...(this.georef ? { metersPerUnit: this.georef.m_per_px } : {}),
+    });
+    this.marks = new ol.source.Vector();
+    this.dots = new ol.source.Vector();
+    this.pending = new ol.source.Vector();
+    this.handles = new ol.source.Vector();
+    this.cvaa = new ol.source.Vector();
+    /** Predicted boxes of the CVAA retriever, or null. @type {{time_s: number, box: XY[]}[]|null} */
+    this.cvaaEntries = null;
+    this.cvaaLayer = new ol.layer.Vector({ source: this.cvaa, style: S.cvaa });
+    this.marksLayer = new ol.layer.Vector({ source: this.marks, style: (f) => S.mark(this, f) });
+    this.dotsLayer = new ol.layer.Vector({ source: this.dots, style: (f) => S.dot(this, f) });
+    this.pendingLayer = new ol.layer.Vector({ source: this.pending, style: S.pending });
+    this.handlesLayer = new ol.layer.Vector({ source: this.handles, style: S.handle });
+
+    this.map = new ol.Map({
+      target,
+      layers: [this.baseLayer(opts), this.cvaaLayer, this.marksLayer, this.dotsLayer, this.pendingLayer, this.handlesLayer],
+      view: new ol.View({ projection: this.projection, extent: this.extent, constrainOnlyCenter: true, maxZoom: 8 }),
+    });
+    this.fit();
+    this.addFitControl();
+    if (this.georef) this.map.addControl(new ol.control.ScaleLine({ units: "metric" }));
+    this.listen();
+    // Fit again once the element has its final size (the grid lays out after the script runs).
+    new ResizeObserver(() => { this.map.updateSize(); }).observe(target);
+  }
+
+  /** Select with a click (select tool); a pointer cursor over what can be clicked. */
+  listen() {
+    this.map.on("singleclick", (/** @type {any} */ ev) => {
+      if (this.tool !== "none") return;
+      const hit = this.map.forEachFeatureAtPixel(ev.pixel, (f) => f, { layerFilter: (l) => l === this.marksLayer, hitTolerance: 3 });
+      const id = hit ? hit.getId() : null;
+      this.select(id);
+      this.onSelect(id);
+    });
+    this.map.on("pointermove", (/** @type {any} */ ev) => {
+      if (ev.dragging) return;
+      const hit = this.map.hasFeatureAtPixel(ev.pixel, { layerFilter: (l) => l === this.marksLayer || l === this.handlesLayer });
+      this.map.getTargetElement().style.cursor = hit && this.tool === "none" ? "pointer" : "";
+    });
+  }
+
+  /** The tile pyramid when the media pipeline built one (large images open at once), else the
+   *  whole display image. */
+  baseLayer(opts) {
+    if (opts.tiles) {
+      return new ol.layer.Tile({
+        source: new ol.source.Zoomify({
+          url: opts.tiles.url, size: [this.w, this.h], tileSize: opts.tiles.tileSize,
+          projection: this.projection, extent: this.extent, crossOrigin: null,
+        }),
+      });
+    }
+    return new ol.layer.Image({
+      source: new ol.source.ImageStatic({ url: opts.url, projection: this.projection, imageExtent: this.extent }),
+    });
+  }
+
+  /** WGS84 [lat, lon] of an API pixel (y down), or null without a georeference. Uses the
+   *  homography the server fitted to the exact transform (its error is in georef.max_error_m). */
+  latLonOf(x, y) {
+    if (!this.georef) return null;
+    const h = this.georef.pixel_to_lonlat;
+    const w = h[2][0] * x + h[2][1] * y + h[2][2];
+    const lon = (h[0][0] * x + h[0][1] * y + h[0][2]) / w + this.georef.origin[0];
+    const lat = (h[1][0] * x + h[1][1] * y + h[1][2]) / w + this.georef.origin[1];
+    return [lat, lon];
+  }
+
+  fit() { this.map.getView().fit(this.extent, { padding: [12, 12, 12, 12] }); }
+
+  addFitControl() {
+    const btn = document.createElement("button");
+    btn.type = "button";
+    btn.title = "Fit the whole image";
+    btn.textContent = "⤢";
+    btn.addEventListener("click", () => this.fit());
+    const div = document.createElement("div");
+    div.className = "ol-unselectable ol-control ws-fit";
+    div.append(btn);
+    this.map.addControl(new ol.control.Control({ element: div }));
+  }
+
+  /** Report the pointer position in API pixels (y down) to `cb`, or null when off the image. */
+  trackPointer(cb) {
+    this.map.on("pointermove", (ev) => cb(this.apiPoint(ev.coordinate)));
+    this.map.getViewport().addEventListener("mouseleave", () => cb(null));
+  }
+
+  /** OpenLayers coordinate -> API pixel, or null when off the image. */
+  apiPoint([x, y]) { return x >= 0 && x <= this.w && y >= 0 && y <= this.h ? [x, this.h - y] : null; }
+  /** Position inside the map element of an API pixel. */
+  pixelOf(x, y) { return this.map.getPixelFromCoordinate([x, this.h - y]); }
+
+  // ---- coordinate conversion -------------------------------------------------------------
+  /** OpenLayers geometry -> API geometry (pixels, y down, rounded to 0.1 px). An ellipse keeps
+   *  its parameters on the geometry ("ellipse": {center, radii, rotation} in API pixels).
+   * @param {any} geom @returns {Geometry} */
+  toApi(geom) {
+    const ell = geom.get("ellipse");
+    if (ell) {
+      return { type: "Ellipse", center: ell.center.map(r1), radii: ell.radii.map(r1), rotation: Math.round(ell.rotation * 100) / 100 };
+    }
+    const pts = (/** @type {number[][]} */ list) => list.map(([x, y]) => [r1(x), r1(this.h - y)]);
+    if (geom.getType() === "Point") return { type: "Point", coordinates: pts([geom.getCoordinates()])[0] };
+    if (geom.getType() === "LineString") return { type: "LineString", coordinates: pts(geom.getCoordinates()) };
+    if (geom.getType() === "Polygon") return { type: "Polygon", coordinates: [pts(geom.getCoordinates()[0])] };
+    throw new Error("unsupported geometry " + geom.getType());
+  }
+
+  /** API geometry -> OpenLayers geometry, or null for shapes this page does not draw. */
+  fromApi(kind, g) {
+    g = g || {};
+    if (kind === "point" && g.coordinates) return new ol.geom.Point(flip([g.coordinates], this.h)[0]);
+    if (kind === "polygon" && g.coordinates) return new ol.geom.Polygon([flip(g.coordinates[0], this.h)]);
+    if (kind === "polyline" && g.coordinates) return new ol.geom.LineString(flip(g.coordinates, this.h));
+    if (kind === "ellipse" && g.center && g.radii) return this.ellipseGeometry({ center: g.center, radii: g.radii, rotation: g.rotation || 0 });
+    return null;
+  }
+
+  /** A polygon outline of an ellipse that remembers its parameters. */
+  ellipseGeometry(params, geom) {
+    const ring = flip(ellipseRing(params.center, params.radii, params.rotation), this.h);
+    geom = geom || new ol.geom.Polygon([ring]);
+    geom.setCoordinates([ring]);
+    geom.set("ellipse", { center: params.center.slice(), radii: params.radii.slice(), rotation: params.rotation });
+    return geom;
+  }
+
+  // ---- marks -----------------------------------------------------------------------------
+  setMark(mark) {
+    const geom = this.fromApi(mark.kind, mark.geometry);
+    let f = this.marks.getFeatureById(mark.id);
+    if (!geom) { if (f) this.marks.removeFeature(f); return; }
+    if (!f) {
+      f = new ol.Feature({ geometry: geom });
+      f.setId(mark.id);
+      f.set("mark", mark);
+      this.marks.addFeature(f);
+    } else {
+      f.set("mark", mark, true);
+      f.setGeometry(geom);
+    }
+    this.updateDot(mark);
+    if (mark.id === this.selectedId) this.select(mark.id);
+  }
+
+  removeMark(id) {
+    const f = this.marks.getFeatureById(id);
+    if (f) this.marks.removeFeature(f);
+    const dot = this.dots.getFeatureById("dot-" + id);
+    if (dot) this.dots.removeFeature(dot);
+    if (this.selectedId === id) this.select(null);
+  }
+
+  /** A mark saved for the first time changes its temporary id for the server's. */
+  rekey(oldId, newId) {
+    const f = this.marks.getFeatureById(oldId);
+    if (f) this.marks.removeFeature(f);
+    const dot = this.dots.getFeatureById("dot-" + oldId);
+    if (dot) this.dots.removeFeature(dot);
+    if (this.selectedId === oldId) this.selectedId = newId;
+  }
+
+  feature(id) { return id === null || id === undefined ? null : this.marks.getFeatureById(id); }
+
+  /** @param {number|null} id */
+  select(id) {
+    this.selectedId = id;
+    this.marksLayer.changed();
+  }
+
+  /** Zoom to a mark if it is outside the view. */
+  reveal(id) {
+    const f = this.feature(id);
+    if (!f) return;
+    const view = this.map.getView();
+    const visible = view.calculateExtent(this.map.getSize());
+    if (!ol.extent.containsExtent(visible, f.getGeometry().getExtent())) {
+      view.fit(f.getGeometry().getExtent(), { maxZoom: view.getZoom(), padding: [80, 80, 80, 80], duration: 250 });
+    }
+  }
+
+  /** Show these marks together (a reviewed item's marks). */
+  fitTo(ids) {
+    const ext = ol.extent.createEmpty();
+    ids.forEach((id) => { const f = this.feature(id); if (f) ol.extent.extend(ext, f.getGeometry().getExtent()); });
+    if (ol.extent.isEmpty(ext)) return;
+    // Leave room around them (the surroundings are what a reviewer compares with the video) and
+    // stop at one image pixel per screen pixel.
+    const view = this.map.getView();
+    const room = 2 * Math.max(ol.extent.getWidth(ext), ol.extent.getHeight(ext), 40);
+    view.fit(ol.extent.buffer(ext, room), { padding: [20, 20, 20, 20], maxZoom: view.getZoomForResolution(1) });
+  }
+
+  setHiddenLabels(labels) { this.hiddenLabels = new Set(labels); this.marksLayer.changed(); this.dotsLayer.changed(); }
+  setHighlight(ids) { this.highlighted = new Set(ids); this.marksLayer.changed(); }
+  setFlags(flags) { this.flags = flags; this.marksLayer.changed(); }
+  isHidden(mark) { return this.hiddenLabels.has(mark.label); }
+
+  // ---- time ------------------------------------------------------------------------------
+  /** Follow the time cursor: dim marks outside their anchor, move trajectory dots, CVAA box. */
+  refresh(t) {
+    this.time = t;
+    this.marks.getFeatures().forEach((f) => this.updateDot(f.get("mark")));
+    this.marksLayer.changed();
+    this.drawCvaaBox(t);
+  }
+
+  /** The moving dot of a timestamped trajectory at the cursor time (removed outside its times). */
+  updateDot(mark) {
+    if (!mark || mark.kind !== "polyline") return;
+    const at = trajectoryAt(mark, this.time);
+    let dot = this.dots.getFeatureById("dot-" + mark.id);
+    if (!at) { if (dot) this.dots.removeFeature(dot); return; }
+    const coord = [at[0], this.h - at[1]];
+    if (!dot) {
+      dot = new ol.Feature({ geometry: new ol.geom.Point(coord) });
+      dot.setId("dot-" + mark.id);
+      dot.set("markId", mark.id);
+      this.dots.addFeature(dot);
+    } else {
+      dot.getGeometry().setCoordinates(coord);
+    }
+  }
+
+  /** The drawn dot of a trajectory in API pixels, or null when none is shown. */
+  dotOf(id) {
+    const dot = this.dots.getFeatureById("dot-" + id);
+    if (!dot) return null;
+    const [x, y] = dot.getGeometry().getCoordinates();
+    return [x, this.h - y];
+  }
+
+  // ---- CVAA retrieval preview ------------------------------------------------------------
+  /** Predicted boxes from the scene API ([{time_s, box: [[x, y] x 4]}], API pixels); null or an
+   *  empty list draws nothing. */
+  setCvaa(entries) {
+    this.cvaaEntries = Array.isArray(entries) && entries.length ? entries : null;
+    this.drawCvaaBox(this.time);
+  }
+
+  /** Draw the CVAA box for the frame at time t as a rectangle layer (nothing without data). */
+  drawCvaaBox(t) {
+    const box = this.cvaaEntries ? cvaaBoxAt(this.cvaaEntries, t) : null;
+    let f = this.cvaa.getFeatureById("cvaa");
+    if (!box || box.length < 4) { if (f) this.cvaa.removeFeature(f); return; }
+    const ring = flip(box, this.h);
+    ring.push(ring[0]);
+    if (!f) {
+      f = new ol.Feature({ geometry: new ol.geom.Polygon([ring]) });
+      f.setId("cvaa");
+      this.cvaa.addFeature(f);
+    } else {
+      f.getGeometry().setCoordinates([ring]);
+    }
+  }
+
+  /** The CVAA box drawn now, in API pixels, or null. */
+  cvaaBox() {
+    const f = this.cvaa.getFeatureById("cvaa");
+    return f ? f.getGeometry().getCoordinates()[0].slice(0, 4).map(([x, y]) => [x, this.h - y]) : null;
+  }
+
+  /** True when `geom` (OpenLayers) lies inside the image. */
+  inside(geom) { return ol.extent.containsExtent(this.extent, geom.getExtent()); }
+}

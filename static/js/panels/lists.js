@@ -1,0 +1,151 @@
+// @ts-check
+/* The workspace side panel's lists: one <li> per mark and per item. Pure DOM building, no requests. */
+
+import { badge, el } from "../lib/dom.js";
+
+/** @typedef {import("../lib/types.js").Mark} Mark */
+/** @typedef {import("../lib/types.js").Item} Item */
+/** @typedef {{uid: string, reasons: string[], comment: string}} Feedback */
+
+/** @type {Record<string, string>} */
+export const TASK_LABELS = {
+  target_visibility: "Target Visibility", scene_association: "Scene Association", zone_counting: "Zone Counting",
+  event_geolocalization: "Event Geo-localization", trajectory_matching: "Trajectory Matching",
+  temporal_grounding: "Temporal Grounding", relative_distance: "Relative Distance",
+  relative_direction: "Relative Direction", occlusion_attribution: "Occlusion Attribution",
+  spatiotemporal_ordering: "Spatiotemporal Ordering", region_interaction: "Region Interaction",
+  region_reachability: "Region Reachability",
+};
+// Which mark kinds each task's template starts from (one mark per item here).
+/** @type {Record<string, string[]>} */
+const TASK_KINDS = { target_visibility: ["polygon", "ellipse"] };
+/** @type {Record<string, string>} */
+const KIND_ICONS = { point: "●", polygon: "⬠", ellipse: "◯", polyline: "↝" };
+
+const secs = (/** @type {number} */ t) => Number(t).toFixed(2) + " s";
+
+/** @param {Mark} mark */
+export function timeText(mark) {
+  if (mark.time_end === null || mark.time_end === undefined) return "t = " + secs(mark.time_start);
+  return Number(mark.time_start).toFixed(2) + "–" + secs(mark.time_end);
+}
+
+/** @param {Mark} mark */
+function visibleText(mark) {
+  const v = (mark.facts || {}).visible;
+  return v === true ? "yes" : v === false ? "no" : "unset";
+}
+
+/** @param {Mark} mark */
+function factsText(mark) {
+  const f = mark.facts || {};
+  const parts = [];
+  if (f.first_seen_s !== undefined && f.first_seen_s !== null) parts.push("first seen " + secs(f.first_seen_s));
+  if (f.count !== undefined && f.count !== null) parts.push("count " + f.count);
+  if (f.occlusion) parts.push("occlusion " + f.occlusion);
+  return parts.join(" · ");
+}
+
+/**
+ * How a mark's entry looks and what it offers. A locked mark belongs to an item in review or
+ * approved: the API refuses edits (409).
+ * @typedef {object} MarkEntryOptions
+ * @property {boolean} editable
+ * @property {boolean} showFacts
+ * @property {string[]} tasks the tasks a mark can be compiled for
+ * @property {boolean} current
+ * @property {boolean} selected
+ * @property {boolean} locked
+ * @property {boolean} pending
+ * @property {boolean} hidden
+ * @property {boolean} highlighted
+ * @property {Feedback[]|undefined} feedback
+ */
+
+/** @param {Mark} mark @param {MarkEntryOptions} opts */
+export function markEntry(mark, opts) {
+  const top = el("div", { class: "mk-top" },
+    el("span", { class: "badge kind", title: mark.kind }, (KIND_ICONS[mark.kind] || "") + " " + (mark.kind === "polyline" ? "trajectory" : mark.kind)),
+    el("span", { class: "mk-label", title: mark.label }, mark.label || "(no label)"));
+  if (opts.feedback && opts.feedback.length) {
+    top.append(el("span", { class: "badge state-rejected mk-flag", title: opts.feedback.map((f) => f.uid + ": " + f.reasons.join("; ")).join("\n") }, "✗ rejected"));
+  }
+  if (opts.pending) top.append(el("span", { class: "mk-pending", title: "Not saved on the server yet" }, "unsaved"));
+  if (opts.editable && opts.locked) {
+    top.append(el("span", { class: "mk-lock", title: "Part of an item in review or approved; it cannot change now" }, "locked"));
+  } else if (opts.editable) {
+    top.append(el("button", { class: "mk-del", type: "button", title: "Delete this mark (Delete)", "aria-label": "Delete mark",
+      dataset: { action: "delete" } }, "×"));
+  }
+  const facts = opts.showFacts ? factsText(mark) : "";
+  const meta = el("div", { class: "mk-meta" },
+    el("span", { class: "mk-time" }, timeText(mark)),
+    mark.kind === "polyline" && (mark.vertex_times || []).length ? el("span", {}, (mark.vertex_times || []).length + " timed vertices") : null,
+    opts.showFacts ? el("span", { class: "mk-visible" }, "visible: " + visibleText(mark)) : null,
+    facts ? el("span", { class: "mk-facts" }, facts) : null,
+    el("span", { class: "mono" }, mark.id > 0 ? "#" + mark.id : "new"));
+  const classes = [opts.current ? "current" : "dim", opts.selected ? "selected" : "", opts.highlighted ? "highlight" : "",
+    opts.hidden ? "concealed" : "", opts.pending ? "pending" : ""];
+  const li = el("li", {
+    class: classes.join(" ").replace(/\s+/g, " ").trim(),
+    dataset: { markId: mark.id, kind: mark.kind, label: mark.label }, title: "Click to select this mark and seek the video to it",
+  }, top, meta);
+  for (const f of opts.feedback || []) {
+    li.append(el("div", { class: "mk-feedback" },
+      el("strong", {}, f.uid + ": "), f.reasons.join("; "), f.comment ? el("em", {}, " “" + f.comment + "”") : null));
+  }
+  if (opts.editable) li.append(markActions(mark, opts));
+  return li;
+}
+
+/** The editing row of a mark's entry: visible?, retime, and a compile button per task that can
+ * start from this kind of mark. @param {Mark} mark @param {MarkEntryOptions} opts */
+function markActions(mark, opts) {
+  const select = el("select", { class: "mk-visible-edit", "aria-label": "Visible in video?", disabled: opts.locked,
+    dataset: { action: "visible" } },
+    ["", "yes", "no"].map((v) => el("option", { value: v, selected: visibleText(mark) === (v || "unset") },
+      v ? "visible: " + v : "visible: unset")));
+  const actions = el("div", { class: "mk-actions" }, select,
+    opts.locked ? null : el("button", { class: "btn small", type: "button", dataset: { action: "retime" },
+      title: "Replace this mark's time with the time anchor of the editor (instant at cursor, or the start/end you set)" },
+    "Use anchor time"));
+  for (const task of opts.tasks) {
+    if ((TASK_KINDS[task] || []).includes(mark.kind)) {
+      actions.append(el("button", {
+        class: "btn small compile", type: "button", disabled: opts.pending,
+        title: opts.pending ? "Wait until the mark is saved" : null,
+        dataset: { action: "compile", task, testid: "compile-" + task },
+      }, "Compile " + (TASK_LABELS[task] || task)));
+    }
+  }
+  return actions;
+}
+
+/** One checkbox per label present, to hide or show its marks on the map, timeline and list.
+ * @param {Map<string, number>} counts @param {Set<string>} hidden */
+export function labelFilter(counts, hidden) {
+  return [...counts.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(([label, n]) =>
+    el("label", { class: "chip" + (hidden.has(label) ? " off" : ""), title: (hidden.has(label) ? "Show" : "Hide") + " marks labelled " + label },
+      el("input", { type: "checkbox", checked: !hidden.has(label), dataset: { label } }), label + " ", el("span", { class: "muted" }, String(n))));
+}
+
+/** @param {Item} item @param {{editable: boolean}} opts */
+export function itemEntry(item, opts) {
+  const li = el("li", { dataset: { itemId: item.id, state: item.state } },
+    el("div", { class: "mk-top" },
+      el("span", { class: "mono small" }, item.uid),
+      el("span", { class: "it-task small" }, TASK_LABELS[item.task] || item.task),
+      badge(item.state || "")),
+    el("p", { class: "it-q item-question" }, item.question),
+    el("div", { class: "it-meta" },
+      el("span", {}, "Answer: ", el("strong", { class: "item-answer" }, item.answer)),
+      item.options && item.options.length ? el("span", {}, "Options: " + item.options.join(" / ")) : null,
+      el("span", {}, "Marks: " + (item.mark_ids || []).map((id) => "#" + id).join(", ")),
+      item.state !== "draft" ? el("span", { title: "approvals · rejections" }, "✓ " + (item.approvals || 0) + " · ✗ " + (item.rejections || 0)) : null));
+  if (opts.editable && item.state === "draft") {
+    li.append(el("div", { class: "mk-actions" },
+      el("button", { class: "btn small primary submit-item", type: "button", dataset: { action: "submit", testid: "submit-item" } },
+        "Submit for review")));
+  }
+  return li;
+}

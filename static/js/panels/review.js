@@ -1,0 +1,110 @@
+// @ts-check
+/* Review overlays: marks used by rejected items carry the reviewers' reasons and comment (badge
+ * in the list, red dashed outline on the map); `?item=<id>` highlights the marks of the item under
+ * review; and the CVAA retrieval box when the scene API provides one. */
+
+import { api, urlFor } from "../lib/api.js";
+import { el } from "../lib/dom.js";
+import { TASK_LABELS } from "./lists.js";
+
+/** @typedef {import("../workspace/state.js").Workspace} Workspace */
+/** @typedef {import("./lists.js").Feedback} Feedback */
+/** @typedef {Feedback & {itemId: number, anchorMark: number|null}} ServerFeedback */
+
+/** Reviewer feedback the server rendered in #feedback. @returns {ServerFeedback[]} */
+export function readFeedback() {
+  return [...document.querySelectorAll("#feedback .fb[data-item-id]")].map((n) => {
+    const node = /** @type {HTMLElement} */ (n);
+    const comment = node.querySelector(".fb-comment");
+    let text = "";
+    if (comment) {
+      const copy = /** @type {HTMLElement} */ (comment.cloneNode(true));
+      copy.querySelectorAll("a").forEach((a) => a.remove());
+      text = (copy.textContent || "").trim().replace(/^“|”$/g, "");
+    }
+    return {
+      itemId: Number(node.dataset.itemId), uid: node.dataset.itemUid || "#" + node.dataset.itemId,
+      reasons: [...node.querySelectorAll(".fb-reasons li")].map((li) => (li.textContent || "").trim()),
+      comment: text, anchorMark: node.dataset.anchorMark ? Number(node.dataset.anchorMark) : null,
+    };
+  });
+}
+
+/** The banner over the panel for the item under review. @param {number} id @param {import("../lib/types.js").Item} item */
+function itemBanner(id, item) {
+  const ids = item.mark_ids || [];
+  return [
+    el("h3", {}, "Item under review"),
+    el("div", {}, el("span", { class: "mono small" }, item.uid || "#" + id), " ", el("span", { class: "small" }, TASK_LABELS[item.task] || item.task || "")),
+    item.question ? el("p", { class: "it-q" }, item.question) : null,
+    el("div", { class: "small muted" }, ids.length
+      ? `Its ${ids.length} mark${ids.length === 1 ? " is" : "s are"} highlighted in purple: ${ids.map((m) => "#" + m).join(", ")}`
+      : "This item's marks are not listed for your role."),
+  ];
+}
+
+export class ReviewPanel {
+  /** @param {Workspace} ws */
+  constructor(ws) {
+    this.ws = ws;
+    this.feedback = readFeedback();
+  }
+
+  /** Recompute which marks carry feedback once the items (and their mark ids) are known. */
+  applyFeedback() {
+    const ws = this.ws;
+    /** @type {Map<number, Feedback[]>} */
+    const byMark = new Map();
+    const add = (/** @type {number} */ id, /** @type {Feedback} */ f) => {
+      const list = byMark.get(id) || [];
+      if (!list.some((x) => x.uid === f.uid && x.comment === f.comment && x.reasons.join() === f.reasons.join())) list.push(f);
+      byMark.set(id, list);
+    };
+    for (const f of this.feedback) {
+      const item = ws.items.get(f.itemId);
+      for (const id of (item && item.mark_ids) || []) add(id, f);
+      if (f.anchorMark) add(f.anchorMark, f);
+    }
+    ws.feedback = byMark;
+    if (ws.map) ws.map.setFlags(byMark);
+    ws.render();
+  }
+
+  /** The item under review (?item=<id>): its marks are highlighted and framed. */
+  async highlightItem() {
+    const ws = this.ws;
+    const id = Number(new URLSearchParams(location.search).get("item"));
+    if (!id) return;
+    const urls = [urlFor(ws.cfg.itemUrl, id), urlFor(ws.cfg.reviewItemUrl, id)];
+    let item = null;
+    for (const url of urls) {
+      try { item = await api.get(url); if (item && item.mark_ids) break; } catch (err) { /* next source */ }
+    }
+    const banner = /** @type {HTMLElement} */ (document.getElementById("review-banner"));
+    if (!item) {
+      banner.replaceChildren(el("strong", {}, `Item #${id} `), "is not available to you.");
+      banner.classList.remove("hidden");
+      return;
+    }
+    const ids = item.mark_ids || [];
+    ws.highlighted = new Set(ids);
+    banner.dataset.itemId = String(id);
+    banner.replaceChildren(...itemBanner(id, item).filter((n) => n !== null));
+    banner.classList.remove("hidden");
+    if (ws.map) { ws.map.setHighlight(ids); ws.map.fitTo(ids); }
+    ws.render();
+    const first = ids.map((/** @type {number} */ m) => ws.store.get(m)).filter(Boolean)
+      .sort((/** @type {any} */ a, /** @type {any} */ b) => a.time_start - b.time_start)[0];
+    if (first) ws.cursor.seek(first.time_start);
+  }
+
+  /** The CVAA slot: boxes from the scene API, drawn by the map. */
+  async loadCvaa() {
+    const ws = this.ws;
+    if (!ws.map) return;
+    try {
+      const scene = await api.get(ws.cfg.sceneUrl);
+      ws.map.setCvaa(scene && scene.cvaa);
+    } catch (err) { /* no preview; nothing to draw */ }
+  }
+}

@@ -1,0 +1,135 @@
+// @ts-check
+/* The workspace's shared state `ws`: what the server told the page (#workspace data-*), the time
+ * cursor, the mark store with its history, and the status line. The other modules add their
+ * parts (map, timeline, editor, items, review, actions) as main.js starts them. */
+
+import { ApiError, urlFor } from "../lib/api.js";
+import { byId, jsonScript } from "../lib/dom.js";
+import { isCurrentAt } from "../lib/geom.js";
+import { TimeCursor } from "./cursor.js";
+import { History } from "./history.js";
+import { PendingBox, browserEnv } from "./pending.js";
+import { MarkStore } from "./store.js";
+
+/** @typedef {import("../lib/types.js").Mark} Mark */
+/** @typedef {import("../lib/types.js").Item} Item */
+/** @typedef {import("../panels/lists.js").Feedback} Feedback */
+
+/**
+ * The page's configuration, from the data-* attributes of #workspace (see workspace.html): the
+ * URLs the page calls, with 0 where an id goes, and what this user may do here.
+ * @typedef {object} Config
+ * @property {string} sceneId
+ * @property {string} userId
+ * @property {string} sceneUrl
+ * @property {string} marksUrl
+ * @property {string} markUrl
+ * @property {string} itemsUrl
+ * @property {string} itemUrl
+ * @property {string} reviewItemUrl
+ * @property {string} itemSubmitUrl
+ * @property {string} keyframesUrl
+ * @property {string} [filmstripVtt] only when the pipeline built the thumbnails track
+ * @property {string} editable "1" or ""
+ * @property {string} canListItems
+ * @property {string} showFacts
+ * @property {string} fps
+ * @property {string} duration
+ * @property {string} [imageId]
+ * @property {string} [imageWidth]
+ * @property {string} [imageHeight]
+ * @property {string} [imageUrl]
+ * @property {string} [tilesUrl]
+ * @property {string} [tileSize]
+ * @property {string} [tileFormat]
+ */
+
+/**
+ * @typedef {object} Workspace
+ * @property {HTMLElement} root
+ * @property {Config} cfg
+ * @property {boolean} editable
+ * @property {boolean} canListItems
+ * @property {boolean} showFacts
+ * @property {number|null} imageId
+ * @property {string[]} labels the project's label set
+ * @property {string[]} tasks the tasks items can be compiled for
+ * @property {Map<number, Item>} items
+ * @property {Map<number, Feedback[]>} feedback mark id -> feedback of rejected items that used it
+ * @property {Set<number>} highlighted marks of the item under review
+ * @property {Set<string>} hiddenLabels
+ * @property {number|null} selectedId
+ * @property {string} tool "none" or the drawing tool
+ * @property {TimeCursor} cursor
+ * @property {MarkStore} store
+ * @property {History} history
+ * @property {import("../map/map_edit.js").WorkspaceMap|null} map
+ * @property {import("./timeline.js").Timeline} timeline
+ * @property {import("../panels/editor.js").Editor|null} editor
+ * @property {import("../panels/items.js").ItemsPanel} itemsPanel
+ * @property {import("../panels/review.js").ReviewPanel} review
+ * @property {import("./keys.js").Help} help
+ * @property {import("./actions.js").Actions} actions
+ * @property {(id: number) => boolean} isLocked part of an item in review or approved
+ * @property {(mark: Mark) => boolean} isCurrent the mark's time anchor contains the cursor
+ * @property {() => Mark|null} selectedMark
+ * @property {(state: string, text: string) => void} setStatus
+ * @property {(err: unknown) => void} fail
+ * @property {() => void} render on the next animation frame
+ * @property {() => void} renderNow
+ * @property {(id: number|null, opts?: {seek?: boolean}) => void} select
+ * @property {(tool: string) => void} setTool
+ * @property {() => boolean} drawingInProgress
+ * @property {() => void} saveHiddenLabels
+ */
+
+/** @param {string|null} text @param {any} fallback */
+function parseJson(text, fallback) { try { return JSON.parse(text || "") || fallback; } catch (err) { return fallback; } }
+
+/** The state every part of the page shares; nothing is drawn yet.
+ * @param {HTMLElement} root #workspace @returns {Workspace} */
+export function createWorkspace(root) {
+  const cfg = /** @type {Config} */ (/** @type {unknown} */ (root.dataset));
+  const hiddenKey = `skymark:hidden-labels:${cfg.sceneId}`;
+  const cursor = new TimeCursor(byId("video"), { fps: Number(cfg.fps) || 25, duration: Number(cfg.duration) || 0 });
+  const store = new MarkStore({
+    marksUrl: cfg.marksUrl,
+    markUrl: (id) => urlFor(cfg.markUrl, id),
+    box: new PendingBox(`skymark:pending:${cfg.sceneId}:${cfg.userId}`, browserEnv()),
+    online: navigator.onLine,
+    events: window,
+  });
+  // The other parts are added as main.js starts them.
+  const ws = /** @type {Workspace} */ (/** @type {unknown} */ ({
+    root, cfg, cursor, store,
+    history: new History(store),
+    editable: cfg.editable === "1",
+    canListItems: cfg.canListItems === "1",
+    showFacts: cfg.showFacts === "1",
+    imageId: cfg.imageId ? Number(cfg.imageId) : null,
+    labels: (jsonScript("label-set", []) || []).filter((/** @type {unknown} */ l) => typeof l === "string"),
+    tasks: jsonScript("ws-tasks", []) || [],
+    items: new Map(),
+    feedback: new Map(),
+    highlighted: new Set(),
+    hiddenLabels: new Set(parseJson(localStorage.getItem(hiddenKey), [])),
+    selectedId: null,
+    tool: "none",
+    map: null,
+    editor: null,
+    isLocked: () => false,  // the items panel knows which marks its items lock
+  }));
+  ws.isCurrent = (mark) => isCurrentAt(mark, cursor.t);
+  ws.selectedMark = () => (ws.selectedId === null ? null : ws.store.get(ws.selectedId) || null);
+  ws.saveHiddenLabels = () => {
+    try { localStorage.setItem(hiddenKey, JSON.stringify([...ws.hiddenLabels])); } catch (err) { /* private mode */ }
+  };
+  const statusEl = byId("status");
+  ws.setStatus = (state, text) => {
+    statusEl.dataset.state = state;
+    statusEl.textContent = text;
+    statusEl.title = text;
+  };
+  ws.fail = (err) => ws.setStatus("error", "Error: " + (err instanceof ApiError ? err.message : String(err)));
+  return ws;
+}
