@@ -70,16 +70,14 @@ export class ReviewPanel {
     ws.render();
   }
 
-  /** The item under review (?item=<id>): its marks are highlighted and framed. */
+  /** The item under review (?item=<id>): its marks are highlighted and framed. The page was told
+   * which item API this user's role reads (data-item-url). */
   async highlightItem() {
     const ws = this.ws;
     const id = Number(new URLSearchParams(location.search).get("item"));
     if (!id) return;
-    const urls = [urlFor(ws.cfg.itemUrl, id), urlFor(ws.cfg.reviewItemUrl, id)];
     let item = null;
-    for (const url of urls) {
-      try { item = await api.get(url); if (item && item.mark_ids) break; } catch (err) { /* next source */ }
-    }
+    try { item = await api.get(urlFor(ws.cfg.itemUrl, id)); } catch (err) { /* not visible to this user: said below */ }
     const banner = /** @type {HTMLElement} */ (document.getElementById("review-banner"));
     if (!item) {
       banner.replaceChildren(el("strong", {}, `Item #${id} `), "is not available to you.");

@@ -25,8 +25,7 @@ import { MarkStore } from "./store.js";
  * @property {string} marksUrl
  * @property {string} markUrl
  * @property {string} itemsUrl
- * @property {string} itemUrl
- * @property {string} reviewItemUrl
+ * @property {string} itemUrl the item API for this user's role (the item named by ?item=)
  * @property {string} itemSubmitUrl
  * @property {string} keyframesUrl
  * @property {string} [filmstripVtt] only when the pipeline built the thumbnails track
