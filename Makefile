@@ -5,12 +5,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
 
-.PHONY: run test deps system-deps lint typecheck pytest pytest-embedded bench clean
+.PHONY: run test deps system-deps lint typecheck jstest pytest pytest-embedded bench clean
 
 run: system-deps deps
 	./scripts/serve.sh
 
-test: system-deps-browser deps lint typecheck pytest pytest-embedded
+test: system-deps-browser deps lint typecheck jstest pytest pytest-embedded
 
 system-deps:
 	./scripts/system-deps.sh
@@ -34,6 +34,11 @@ lint: deps
 
 typecheck: deps
 	SECRET_KEY=typecheck $(BIN)/mypy config annotator review media_tools
+
+# Unit tests of the pure front-end modules (static/js); the shell expands the glob, so every Node
+# version reads the same list of files.
+jstest: system-deps
+	node --test tests/js/*.test.mjs
 
 # The suite runs on whatever DATABASE_URL / REDIS_URL say (CI: PostgreSQL + Redis) ...
 pytest: deps

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Install the Debian packages Skymark needs when they are missing: ffmpeg and libvips always,
-# chromium for the browser tests.
+# Install the Debian packages Skymark needs when they are missing: ffmpeg, libvips and nodejs
+# (the front-end unit tests) always, chromium for the browser tests.
 # Usage: scripts/system-deps.sh [--with-browser]
 set -euo pipefail
 
@@ -8,6 +8,8 @@ need=()
 command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1 || need+=(ffmpeg)
 # libvips builds the satellite tile pyramids (pyvips loads it); vips is its command line, used by bench/.
 command -v vips >/dev/null 2>&1 || need+=(libvips42 libvips-tools)
+# node runs the unit tests of static/js (make jstest); the pages themselves need no Node.
+command -v node >/dev/null 2>&1 || need+=(nodejs)
 if [[ "${1:-}" == "--with-browser" ]] && [[ ! -x /usr/bin/chromium ]]; then
   need+=(chromium)
 fi
