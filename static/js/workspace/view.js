@@ -11,15 +11,32 @@ import { labelFilter, markEntry } from "../panels/lists.js";
 /** The list entries, as elements with data-mark-id. @returns {HTMLElement[]} */
 const entries = () => /** @type {HTMLElement[]} */ ([...byId("marks-list").children]);
 
+/** The control of the marks list that has the focus, as "which mark, which control", or null.
+ * @param {HTMLElement} list */
+function focusedControl(list) {
+  const active = /** @type {HTMLElement|null} */ (document.activeElement);
+  const li = active && list.contains(active) ? /** @type {HTMLElement|null} */ (active.closest("li[data-mark-id]")) : null;
+  return li && active && active.dataset.action ? { markId: li.dataset.markId, action: active.dataset.action } : null;
+}
+
 /** Draw the marks everywhere but the map (which draws each mark as it changes). @param {Workspace} ws */
 function renderMarks(ws) {
+  const list = byId("marks-list");
   const order = (/** @type {Mark} */ m) => (m.id > 0 ? m.id : 1e12 - m.id);  // unsaved marks last, in drawing order
   const marks = ws.store.all().sort((a, b) => order(a) - order(b));
-  byId("marks-list").replaceChildren(...marks.map((m) => markEntry(m, {
+  // Redrawing replaces the entries. A control that had the focus (the "visible?" select someone is
+  // changing with the keyboard) gets it back; otherwise the focus falls to the page and the next
+  // letter typed for the select would start a tool.
+  const focused = focusedControl(list);
+  list.replaceChildren(...marks.map((m) => markEntry(m, {
     editable: ws.editable, showFacts: ws.showFacts, tasks: ws.tasks, current: ws.isCurrent(m), selected: m.id === ws.selectedId,
     locked: ws.isLocked(m.id), pending: ws.store.isPending(m.id), hidden: ws.hiddenLabels.has(m.label),
     highlighted: ws.highlighted.has(m.id), feedback: ws.feedback.get(m.id),
   })));
+  if (focused) {
+    const again = /** @type {HTMLElement|null} */ (list.querySelector(`li[data-mark-id="${focused.markId}"] [data-action="${focused.action}"]`));
+    if (again) again.focus({ preventScroll: true });
+  }
   byId("marks-count").textContent = String(marks.length);
   byId("marks-empty").classList.toggle("hidden", marks.length > 0);
   /** @type {Map<string, number>} */
