@@ -43,6 +43,18 @@ describe("MarkStore", () => {
     assert.deepEqual(events.at(-1), ["status", "saved", "All changes saved"]);
   });
 
+  it("reads the locks the server set without touching unsaved edits", async () => {
+    const server = new FakeServer([onServer(7, 1, point(5)), onServer(8, 1, point(6))]);
+    const { store } = await page(server);
+    store.update(8, { label: "van" });  // not sent yet
+    server.marks.get(7).locked = true;  // an item using mark 7 went to review
+    await store.refreshLocks();
+    assert.equal(store.get(7).locked, true);
+    assert.equal(Boolean(store.get(8).locked), false);
+    assert.equal(store.get(8).label, "van");
+    assert.equal(store.isPending(8), true);
+  });
+
   it("sends an edit made while the create was on its way once the mark has its id", async () => {
     const server = new FakeServer();
     const { store } = await page(server);

@@ -51,6 +51,7 @@
  * @property {number|null} time_end
  * @property {number[]} [vertex_times]
  * @property {Facts} [facts]
+ * @property {boolean} [locked] an item in review or approved uses it: it cannot change now
  */
 
 /**

@@ -1,6 +1,6 @@
 // @ts-check
 /* Items compiled from marks: list, compile (POST /api/items/) and submit for review. Items in
- * review or approved lock their marks (the API refuses edits with 409). */
+ * review or approved lock their marks: the server marks them `locked` and refuses edits (409). */
 
 import { api, urlFor } from "../lib/api.js";
 import { byId } from "../lib/dom.js";
@@ -8,20 +8,11 @@ import { itemEntry } from "./lists.js";
 
 /** @typedef {import("../workspace/state.js").Workspace} Workspace */
 
-/** Whether an item in review or approved uses this mark. @param {Workspace} ws @param {number} id */
-function isLocked(ws, id) {
-  for (const it of ws.items.values()) {
-    if ((it.state === "in_review" || it.state === "approved") && (it.mark_ids || []).includes(id)) return true;
-  }
-  return false;
-}
-
 export class ItemsPanel {
   /** @param {Workspace} ws */
   constructor(ws) {
     this.ws = ws;
     this.list = document.getElementById("items-list");
-    ws.isLocked = (id) => isLocked(ws, id);
     if (this.list) {
       this.list.addEventListener("click", (ev) => {
         const btn = /** @type {HTMLButtonElement|null} */ (/** @type {HTMLElement} */ (ev.target).closest("[data-action=submit]"));
@@ -37,7 +28,7 @@ export class ItemsPanel {
     this.list.replaceChildren(...sorted.map((it) => itemEntry(it, { editable: this.ws.editable })));
     byId("items-count").textContent = String(sorted.length);
     byId("items-empty").classList.toggle("hidden", sorted.length > 0);
-    this.ws.render();  // item states decide which marks are locked
+    this.ws.render();
   }
 
   /** The scene's items, where this user may list them. */
@@ -74,6 +65,7 @@ export class ItemsPanel {
     try {
       const item = await api.post(urlFor(ws.cfg.itemSubmitUrl, id));
       ws.items.set(item.id, item);
+      await ws.store.refreshLocks();  // the submitted item's marks are locked now
       this.render();
       ws.setStatus("saved", `Submitted ${item.uid} for review`);
     } catch (err) { ws.fail(err); button.disabled = false; }

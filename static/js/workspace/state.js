@@ -116,7 +116,9 @@ export function createWorkspace(root) {
     tool: "none",
     map: null,
     editor: null,
-    isLocked: () => false,  // the items panel knows which marks its items lock
+    // The server says which marks an item in review or approved holds (mark.locked); the page
+    // only reads it, so the rule lives in one place (annotator/compiling/lifecycle.py).
+    isLocked: (/** @type {number} */ id) => Boolean(store.get(id)?.locked),
   }));
   ws.isCurrent = (mark) => isCurrentAt(mark, cursor.t);
   ws.selectedMark = () => (ws.selectedId === null ? null : ws.store.get(ws.selectedId) || null);

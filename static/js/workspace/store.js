@@ -131,6 +131,16 @@ export class MarkStore {
     return list.length;
   }
 
+  /** Read which marks the server has locked (an item of theirs went to review) without touching
+   * anything this tab has not saved yet. */
+  async refreshLocks() {
+    const list = await this.api.get(this.marksUrl);
+    for (const m of /** @type {Mark[]} */ (list)) {
+      const mine = this.marks.get(m.id);
+      if (mine) mine.locked = Boolean(m.locked);
+    }
+  }
+
   /** Replay the queues of tabs that are gone; their new marks get ids of this page.
    * @param {Mark[]} list the server's marks */
   async adoptOrphans(list) {
