@@ -290,7 +290,7 @@ class ItemFactory(DjangoModelFactory):
     options = factory.LazyFunction(lambda: ["yes", "no"])
     answer = "yes"
     answer_format = Item.AnswerFormat.YES_NO
-    template = "target_visibility.v1"
+    template = "target_visibility.v2"
     seed = factory.Sequence(lambda n: 1000 + n)
     provenance = factory.LazyFunction(dict)
     state = Item.State.DRAFT

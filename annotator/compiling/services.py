@@ -22,6 +22,8 @@ def item_compile(*, user: Any, task: str, mark_ids: list[int], seed: int | None 
     marks = list(Mark.objects.select_related("scene", "satellite_image").filter(id__in=mark_ids))
     if len(marks) != len(set(mark_ids)) or not marks:
         raise ValidationError({"mark_ids": "unknown mark id(s)"})
+    # Templates match marks to their parts (target, region, ...) in the order the annotator gave.
+    marks.sort(key=lambda m: mark_ids.index(m.id))
     if any(m.author_id != user.id for m in marks):
         raise PermissionDenied("items are compiled from your own marks")
     if len({m.scene_id for m in marks}) != 1:

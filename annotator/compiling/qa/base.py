@@ -1,3 +1,6 @@
+"""What every QA template shares: the compiled item, the declared needs (marks and facts, so a page
+can say what is missing before compiling), the registry, seeds and provenance snapshots."""
+
 from __future__ import annotations
 
 import hashlib
@@ -5,15 +8,13 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from annotator.compiling.errors import TemplateError
 from annotator.models import Item, Mark
 
+from .roles import Fact, Need, Roles, assign_roles
+from .wording import phrase
 
-class TemplateError(Exception):
-    """The marks cannot make this item; the message says what to add or fix."""
-
-    def __init__(self, field: str, message: str):
-        super().__init__(message)
-        self.field = field
+__all__ = ["CompiledItem", "Fact", "Need", "Roles", "Template", "TemplateError"]
 
 
 @dataclass
@@ -23,22 +24,99 @@ class CompiledItem:
     answer: str
     answer_format: str
     provenance: dict[str, Any] = field(default_factory=dict)
+    # Yes/no items: the same item asked the other way round (opposite key), so a set of items can
+    # balance its yes and no keys by choosing each question's polarity (annotator.compiling.balance).
+    alternate: CompiledItem | None = None
 
 
 class Template:
     task: ClassVar[str]
     name: ClassVar[str]  # versioned: a change of wording or rules bumps it
+    answer_format: ClassVar[str]
     phrasings: ClassVar[tuple[str, ...]]
+    # The marks the template takes, in the order they are matched, and the facts it reads on them.
+    needs: ClassVar[tuple[Need, ...]]
+    # One sentence: how the key is worked out (shown to annotators and in the docs).
+    derives: ClassVar[str]
+
+    @property
+    def label(self) -> str:
+        return str(dict(Item.Task.choices)[self.task])
 
     def compile(self, marks: list[Mark], rng: random.Random) -> CompiledItem:
+        """The item these marks make; TemplateError names the first thing to add or fix."""
+        return self.build(self.roles(marks), rng)
+
+    def build(self, roles: Roles, rng: random.Random) -> CompiledItem:
         raise NotImplementedError
+
+    def roles(self, marks: list[Mark]) -> Roles:
+        if len({m.satellite_image_id for m in marks}) > 1:
+            raise TemplateError("marks", "all marks of an item must be drawn on the same satellite image")
+        return assign_roles(self.label, self.needs, marks)
+
+    def check(self, marks: list[Mark]) -> list[TemplateError]:
+        """Everything missing before these marks make an item: the wrong marks, or each declared
+        fact not set yet, or (when those are in place) what compiling itself refuses. Empty: ready."""
+        try:
+            roles = self.roles(marks)
+        except TemplateError as exc:
+            return [exc]
+        missing = [
+            TemplateError(f"facts.{fact.key}", f"set the fact '{fact.key}' on the {roles.name(mark)}: {fact.what}")
+            for need in self.needs
+            for mark in roles.all(need.role)
+            for fact in need.facts
+            if fact.required and mark.facts.get(fact.key) is None
+        ]
+        if missing:
+            return missing
+        try:
+            self.build(roles, random.Random(0))
+        except TemplateError as exc:
+            return [exc]
+        return []
+
+    def phrase(self, rng: random.Random, **fields: str) -> tuple[int, str]:
+        return phrase(rng, self.phrasings, **fields)
+
+
+class YesNoTemplate(Template):
+    """A yes/no task asked either way round: `phrasings` expect "yes" when the fact holds,
+    `negative_phrasings` expect "no". The seed picks the polarity; the other one rides along as
+    the item's `alternate` for balancing a set of items."""
+
+    answer_format = Item.AnswerFormat.YES_NO
+    negative_phrasings: ClassVar[tuple[str, ...]]
+
+    def yes_no(
+        self, rng: random.Random, truth: bool, fields: dict[str, str], provenance: dict[str, Any]
+    ) -> CompiledItem:
+        variants = []
+        for polarity, phrasings, key in (
+            ("positive", self.phrasings, truth),
+            ("negative", self.negative_phrasings, not truth),
+        ):
+            index, question = phrase(rng, phrasings, **fields)
+            variants.append(
+                CompiledItem(
+                    question=question,
+                    options=["yes", "no"],
+                    answer="yes" if key else "no",
+                    answer_format=self.answer_format,
+                    provenance={**provenance, "phrasing": index, "polarity": polarity},
+                )
+            )
+        first, second = variants if rng.random() < 0.5 else variants[::-1]
+        first.alternate = second
+        return first
 
 
 _REGISTRY: dict[str, Template] = {}
 
 
 def register(cls: type[Template]) -> type[Template]:
-    _REGISTRY[cls.task] = cls()
+    _REGISTRY[str(cls.task)] = cls()
     return cls
 
 

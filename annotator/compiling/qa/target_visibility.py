@@ -1,50 +1,53 @@
-"""Target Visibility (Perception, yes/no): is a region marked on the satellite image seen in
-the drone video at all?"""
+"""Target Visibility (Perception, yes/no): is a region marked on the satellite image seen in the
+drone video at all? Only the annotator can tell, through the region's fact 'visible'."""
 
 from __future__ import annotations
 
 import random
 
-from annotator.models import Item, Mark
+from annotator.compiling.spatial import REGION_KINDS
+from annotator.models import Item
 
-from .base import CompiledItem, Template, TemplateError, register
+from .base import CompiledItem, Fact, Need, Roles, YesNoTemplate, register
+from .roles import fact_bool
 
-REGION_KINDS = (Mark.Kind.POLYGON, Mark.Kind.ELLIPSE)
+VISIBLE = Fact("visible", "yes or no: is it seen anywhere in the drone video?")
 
 
 @register
-class TargetVisibility(Template):
+class TargetVisibility(YesNoTemplate):
     task = Item.Task.TARGET_VISIBILITY
-    name = "target_visibility.v1"
+    name = "target_visibility.v2"
+    needs = (Need("region", REGION_KINDS, "one region (polygon or ellipse)", facts=(VISIBLE,)),)
+    derives = "The region's fact 'visible' (set by the annotator from the video) is the key."
     phrasings = (
-        "Is the {label} outlined on the satellite image visible at any point in the drone video?",
-        "Does the drone video ever show the {label} marked on the satellite image?",
-        "Looking at the whole drone video, does the marked {label} region on the satellite image appear in it?",
-        "Can the {label} highlighted in the satellite image be seen anywhere in the UAV footage?",
-        "Does the UAV camera capture the {label} region marked on the satellite map during the video?",
-        "Is the marked {label} on the satellite image within the drone's view at some time in the video?",
-        "At any moment of the video, is the {label} indicated on the satellite image in view?",
-        "Does the satellite region labelled {label} come into the drone's field of view?",
-        "Would a viewer of the drone video see the {label} that is marked on the satellite image?",
-        "Is the satellite-marked {label} observed by the drone at least once in this clip?",
-        "Does the {label} region drawn on the satellite image appear in the drone footage?",
+        "Is the {region} outlined on the satellite image visible at any point in the drone video?",
+        "Does the drone video ever show the {region} marked on the satellite image?",
+        "At some moment of the footage, does the marked {region} come into the drone's view?",
+        "Can the {region} highlighted on the satellite image be seen anywhere in the UAV video?",
+        "Watching the whole clip, would you spot the marked {region} from the satellite image?",
+        "One {region} is marked on the satellite image. Does the drone camera capture it during the video?",
+        "Is the marked {region} within the drone's field of view at least once?",
+        "Compare the drone video with the satellite image: is the marked {region} filmed at some point?",
+        "Is there any frame of the drone video in which the marked {region} can be seen?",
+        "Does the drone fly over or past the marked {region} closely enough for it to show in the video?",
+        "Somewhere in this UAV clip, does the {region} from the satellite image appear?",
+    )
+    negative_phrasings = (
+        "Is the {region} outlined on the satellite image absent from the entire drone video?",
+        "Does the marked {region} stay out of the drone's view for the whole video?",
+        "Is it true that the drone video never shows the {region} marked on the satellite image?",
+        "Would someone watching the full clip fail to see the marked {region} anywhere?",
+        "Is the marked {region} missing from every frame of the drone footage?",
+        "Throughout the UAV video, does the marked {region} remain unseen?",
+        "Does the drone camera miss the {region} highlighted on the satellite image for the entire flight?",
+        "One {region} is marked on the satellite image. Is it left out of the drone footage entirely?",
+        "Compare the drone video with the satellite image: is the marked {region} never filmed?",
+        "Is the marked {region} outside the drone's field of view in all of the video?",
     )
 
-    def compile(self, marks: list[Mark], rng: random.Random) -> CompiledItem:
-        if len(marks) != 1:
-            raise TemplateError("marks", "Target Visibility takes exactly one region mark")
-        mark = marks[0]
-        if mark.kind not in REGION_KINDS:
-            raise TemplateError("marks", f"Target Visibility needs a polygon or ellipse region, not a {mark.kind}")
-        visible = mark.facts.get("visible")
-        if not isinstance(visible, bool):
-            raise TemplateError("facts.visible", "set the mark's fact 'visible in video?' to yes or no first")
-        index = rng.randrange(len(self.phrasings))
-        question = self.phrasings[index].format(label=mark.label or "region")
-        return CompiledItem(
-            question=question,
-            options=["yes", "no"],
-            answer="yes" if visible else "no",
-            answer_format=Item.AnswerFormat.YES_NO,
-            provenance={"phrasing": index},
-        )
+    def build(self, roles: Roles, rng: random.Random) -> CompiledItem:
+        region = roles.one("region")
+        name = roles.name(region)
+        visible = fact_bool(region, VISIBLE.key, name, VISIBLE.what)
+        return self.yes_no(rng, visible, {"region": name}, {"names": roles.named(), "visible": visible})

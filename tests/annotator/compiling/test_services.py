@@ -16,23 +16,28 @@ pytestmark = pytest.mark.django_db
 
 TV = Item.Task.TARGET_VISIBILITY
 PHRASINGS = get_template(TV).phrasings
+NEGATIVE = get_template(TV).negative_phrasings  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize(("visible", "answer"), [(True, "yes"), (False, "no")])
-def test_target_visibility_answer_comes_from_the_fact(annotator, visible: bool, answer: str) -> None:
+@pytest.mark.parametrize("visible", [True, False])
+@pytest.mark.parametrize("seed", [7, 8, 9, 10])
+def test_target_visibility_answer_comes_from_the_fact(annotator, visible: bool, seed: int) -> None:
     # given a region whose fact says whether the drone video shows it
     mark = MarkFactory(author=annotator, label="water tower", facts={"visible": visible})
 
     # when an item is compiled from it
-    item = item_compile(user=annotator, task=TV, mark_ids=[mark.id], seed=7)
+    item = item_compile(user=annotator, task=TV, mark_ids=[mark.id], seed=seed)
 
-    # then the key follows the fact, the question names the label in one of the phrasings
+    # then the key follows the fact, read through the polarity the seed chose for the question
     row = Item.objects.get(id=item.id)
+    positive = row.provenance["polarity"] == "positive"
+    answer = "yes" if visible == positive else "no"
     assert (row.answer, row.options, row.answer_format, row.state) == (answer, ["yes", "no"], "yes_no", "draft")
-    assert row.question in [p.format(label="water tower") for p in PHRASINGS]
+    phrasings = PHRASINGS if positive else NEGATIVE
+    assert row.question == phrasings[row.provenance["phrasing"]].format(region="water tower")
     assert (row.template, row.seed, row.task, row.author, row.scene) == (
-        "target_visibility.v1",
-        7,
+        "target_visibility.v2",
+        seed,
         TV,
         annotator,
         mark.scene,
@@ -42,8 +47,16 @@ def test_target_visibility_answer_comes_from_the_fact(annotator, visible: bool, 
     assert row.provenance["marks"][0]["id"] == mark.id
     assert row.provenance["marks"][0]["version"] == 1
     assert row.provenance["marks"][0]["facts"] == {"visible": visible}
-    assert row.provenance["template"] == "target_visibility.v1" and row.provenance["seed"] == 7
-    assert row.question == PHRASINGS[row.provenance["phrasing"]].format(label="water tower")
+    assert row.provenance["template"] == "target_visibility.v2" and row.provenance["seed"] == seed
+    assert row.provenance["names"] == {str(mark.id): "water tower"}
+
+
+def test_seeds_pick_both_polarities(annotator) -> None:
+    mark = MarkFactory(author=annotator, facts={"visible": True})
+    polarities = {
+        item_compile(user=annotator, task=TV, mark_ids=[mark.id], seed=s).provenance["polarity"] for s in range(12)
+    }
+    assert polarities == {"positive", "negative"}
 
 
 def test_same_seed_same_item(annotator) -> None:
@@ -60,9 +73,9 @@ def test_seeds_choose_among_the_phrasings(annotator) -> None:
     # given one mark / when compiled with 40 seeds / then several phrasings are used, each a known one
     mark = MarkFactory(author=annotator, label="pier")
     questions = {item_compile(user=annotator, task=TV, mark_ids=[mark.id], seed=s).question for s in range(40)}
-    assert len(PHRASINGS) >= 10
-    assert len(questions) >= 5
-    assert questions <= {p.format(label="pier") for p in PHRASINGS}
+    assert len(PHRASINGS) >= 10 and len(NEGATIVE) >= 10
+    assert len(questions) >= 10
+    assert questions <= {p.format(region="pier") for p in (*PHRASINGS, *NEGATIVE)}
 
 
 def test_default_seed_is_stable_and_follows_the_mark_version(annotator) -> None:
@@ -90,7 +103,7 @@ def _refused(user, mark_ids: list[int], task: str = TV) -> dict[str, list[str]]:
 def test_point_mark_is_refused(annotator) -> None:
     mark = MarkFactory(author=annotator, kind="point", geometry={"type": "Point", "coordinates": [5, 5]})
     assert _refused(annotator, [mark.id]) == {
-        "marks": ["Target Visibility needs a polygon or ellipse region, not a point"]
+        "marks": ["Target Visibility needs one region (polygon or ellipse); got a point"]
     }
 
 
@@ -98,7 +111,9 @@ def test_point_mark_is_refused(annotator) -> None:
 def test_missing_visible_fact_is_refused(annotator, facts: dict) -> None:
     mark = MarkFactory(author=annotator, facts=facts)
     assert _refused(annotator, [mark.id]) == {
-        "facts.visible": ["set the mark's fact 'visible in video?' to yes or no first"]
+        "facts.visible": [
+            "set the fact 'visible' on the roundabout: yes or no: is it seen anywhere in the drone video?"
+        ]
     }
 
 
@@ -109,13 +124,16 @@ def test_ellipse_region_is_accepted(annotator) -> None:
         facts={"visible": False},
         geometry={"type": "Ellipse", "center": [50, 50], "radii": [20, 10], "rotation": 0},
     )
-    assert item_compile(user=annotator, task=TV, mark_ids=[mark.id]).answer == "no"
+    item = item_compile(user=annotator, task=TV, mark_ids=[mark.id])
+    assert item.answer == ("no" if item.provenance["polarity"] == "positive" else "yes")
 
 
 def test_two_marks_are_refused(annotator) -> None:
     mark = MarkFactory(author=annotator)
     other = MarkFactory(author=annotator, scene=mark.scene)
-    assert _refused(annotator, [mark.id, other.id]) == {"marks": ["Target Visibility takes exactly one region mark"]}
+    assert _refused(annotator, [mark.id, other.id]) == {
+        "marks": ["Target Visibility needs one region (polygon or ellipse); got 2 polygons"]
+    }
 
 
 def test_unknown_marks_and_mixed_scenes_are_refused(annotator) -> None:
@@ -126,11 +144,8 @@ def test_unknown_marks_and_mixed_scenes_are_refused(annotator) -> None:
     assert _refused(annotator, [mark.id, elsewhere.id]) == {"mark_ids": ["all marks of an item come from one scene"]}
 
 
-def test_task_without_template_is_refused(annotator) -> None:
+def test_unknown_task_is_refused(annotator) -> None:
     mark = MarkFactory(author=annotator)
-    assert _refused(annotator, [mark.id], task=Item.Task.ZONE_COUNTING) == {
-        "task": ["no template for 'Zone Counting' yet"]
-    }
     assert _refused(annotator, [mark.id], task="made_up") == {"task": ["unknown task 'made_up'"]}
 
 

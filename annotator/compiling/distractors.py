@@ -1,0 +1,230 @@
+"""Rule-based wrong options: plausible, never correct, and far enough from the truth and from each
+other by a threshold stated here. Each generator takes the annotator's own decoy marks first (they
+know which other places look alike) and fills the rest from the seeded generator."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from shapely.affinity import rotate, translate
+from shapely.geometry import Polygon, box
+
+from annotator.marking.geometry import region_shape
+
+from .errors import TemplateError
+from .spatial import XY, centroid, iou
+from .tracks import (
+    Track,
+    inside_image,
+    mean_speed,
+    mirrored_track,
+    reversed_track,
+    rotated_track,
+    shifted_track,
+    time_warped_track,
+    track_distance,
+)
+
+# Event Geo-localization: candidate points are at least this share of the image's shorter side from
+# the event and from each other (and never closer than the floor in pixels, about two marker
+# widths), and this share away from the image edge (a point on the very edge reads as "off the map").
+POINT_MIN_SEPARATION = 0.15
+POINT_MIN_SEPARATION_PX = 12.0
+POINT_EDGE_MARGIN = 0.04
+# Scene Association: a wrong region overlaps the true one, and every other option, by less than
+# this intersection over union, so no option is half right.
+REGION_MAX_IOU = 0.10
+# Trajectory Matching: a wrong track is at least this discrete Fréchet distance from the true one
+# and from every other option: this share of the true track's extent (its bounding-box diagonal),
+# and never under the floor in pixels, so tiny tracks still differ visibly.
+TRACK_MIN_FRECHET_SHARE = 0.25
+TRACK_MIN_FRECHET_PX = 8.0
+# Time warps u -> u**gamma of the true track's clock (same path, other pace).
+TIME_WARP_GAMMAS = (0.25, 4.0)
+# Random placements tried before giving up with a message.
+MAX_TRIES = 400
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One option drawn on the image: its geometry (mark-like, pixels), where it comes from
+    ("truth", "mark 12", "shifted", ...) and extra numbers that explain it."""
+
+    geometry: dict[str, Any]
+    source: str
+    info: dict[str, Any]
+
+
+def other_choices(choices: Sequence[str], truth: str) -> list[str]:
+    """The wrong ones among a closed set of answers (sectors, grades, orders, classes)."""
+    if truth not in choices:
+        raise ValueError(f"{truth!r} is not one of {list(choices)}")
+    return [c for c in choices if c != truth]
+
+
+def point_separation(width: float, height: float) -> float:
+    return max(POINT_MIN_SEPARATION * min(width, height), POINT_MIN_SEPARATION_PX)
+
+
+def _point_geometry(p: XY) -> dict[str, Any]:
+    return {"type": "Point", "coordinates": [round(p[0], 1), round(p[1], 1)]}
+
+
+def point_candidates(
+    truth: XY, decoys: Sequence[tuple[XY, str]], *, width: float, height: float, rng: random.Random, count: int = 3
+) -> list[Candidate]:
+    """`count` wrong places inside the image, each point_separation() from the truth and from
+    each other."""
+    separation = point_separation(width, height)
+    margin = POINT_EDGE_MARGIN * min(width, height)
+    taken = [truth]
+    out: list[Candidate] = []
+
+    def take(p: XY, source: str) -> None:
+        if len(out) < count and all(math.dist(p, q) >= separation for q in taken):
+            taken.append(p)
+            out.append(Candidate(_point_geometry(p), source, {"distance_px": round(math.dist(p, truth), 1)}))
+
+    for p, source in decoys:
+        if margin <= p[0] <= width - margin and margin <= p[1] <= height - margin:
+            take(p, source)
+    for _ in range(MAX_TRIES):
+        if len(out) == count:
+            break
+        take((rng.uniform(margin, width - margin), rng.uniform(margin, height - margin)), "random")
+    if len(out) < count:
+        raise TemplateError(
+            "marks",
+            f"the image has no room for {count} other locations {separation:.0f} px from the event and from each "
+            "other; mark the event on a larger image",
+        )
+    return out
+
+
+def _moved_geometry(geometry: dict[str, Any], angle: float, dx: float, dy: float, moved: Polygon) -> dict[str, Any]:
+    """The mark's geometry turned about its centre and shifted: an ellipse stays an ellipse."""
+    if geometry.get("type") == "Ellipse":
+        cx, cy = geometry["center"]
+        return {
+            "type": "Ellipse",
+            "center": [round(cx + dx, 1), round(cy + dy, 1)],
+            "radii": list(geometry["radii"]),
+            "rotation": round((float(geometry.get("rotation", 0)) + angle) % 360, 1),
+        }
+    ring = [[round(x, 1), round(y, 1)] for x, y in list(moved.exterior.coords)[:-1]]
+    return {"type": "Polygon", "coordinates": [ring]}
+
+
+def region_candidates(
+    truth: dict[str, Any],
+    decoys: Sequence[tuple[dict[str, Any], str]],
+    *,
+    width: float,
+    height: float,
+    rng: random.Random,
+    count: int = 3,
+) -> list[Candidate]:
+    """`count` wrong regions inside the image, each with IoU under REGION_MAX_IOU against the truth
+    and the others: the annotator's decoy regions first, then the true region turned and moved."""
+    kind = "ellipse" if truth.get("type") == "Ellipse" else "polygon"
+    shape = region_shape(kind, truth)
+    frame = box(0, 0, width, height)
+    taken = [shape]
+    out: list[Candidate] = []
+
+    def take(geometry: dict[str, Any], source: str) -> None:
+        candidate = region_shape("ellipse" if geometry.get("type") == "Ellipse" else "polygon", geometry)
+        overlaps = [iou(candidate, other) for other in taken]
+        if len(out) < count and frame.covers(candidate) and max(overlaps) < REGION_MAX_IOU:
+            taken.append(candidate)
+            out.append(Candidate(geometry, source, {"iou_with_truth": round(overlaps[0], 3)}))
+
+    for geometry, source in decoys:
+        take(geometry, source)
+    cx, cy = centroid(shape)
+    for _ in range(MAX_TRIES):
+        if len(out) == count:
+            break
+        angle = rng.uniform(0, 360)
+        dx, dy = rng.uniform(0, width) - cx, rng.uniform(0, height) - cy
+        moved = translate(rotate(shape, angle, origin=(cx, cy)), dx, dy)
+        take(_moved_geometry(truth, angle, dx, dy, moved), "moved")
+    if len(out) < count:
+        raise TemplateError(
+            "marks",
+            f"the image has no room for {count} other regions of this size overlapping it by less than "
+            f"{REGION_MAX_IOU:.0%} (IoU); draw a smaller region or add decoy regions",
+        )
+    return out
+
+
+def track_threshold(truth: Track) -> float:
+    xs, ys = [p[0] for p in truth.points], [p[1] for p in truth.points]
+    extent = math.hypot(max(xs) - min(xs), max(ys) - min(ys))
+    return max(TRACK_MIN_FRECHET_SHARE * extent, TRACK_MIN_FRECHET_PX)
+
+
+def _transforms(truth: Track, rng: random.Random) -> list[tuple[Track, str]]:
+    pool = [(reversed_track(truth), "reversed"), (mirrored_track(truth), "mirrored")]
+    if mean_speed(truth) is not None:
+        pool += [(time_warped_track(truth, g), f"time-warped (gamma {g})") for g in TIME_WARP_GAMMAS]
+    rng.shuffle(pool)
+    return pool
+
+
+def _random_transform(truth: Track, threshold: float, rng: random.Random) -> tuple[Track, str]:
+    if rng.random() < 0.5:
+        heading = rng.uniform(0, 2 * math.pi)
+        step = rng.uniform(1.0, 3.0) * threshold
+        dx, dy = step * math.cos(heading), step * math.sin(heading)
+        return shifted_track(truth, dx, dy), f"shifted by ({dx:.0f}, {dy:.0f}) px"
+    angle = rng.choice((-1, 1)) * rng.uniform(45, 180)
+    return rotated_track(truth, angle), f"rotated by {angle:.0f} degrees"
+
+
+def track_candidates(
+    truth: Track,
+    decoys: Sequence[tuple[Track, str]],
+    *,
+    width: float,
+    height: float,
+    rng: random.Random,
+    count: int = 3,
+) -> tuple[list[Candidate], float]:
+    """`count` wrong tracks inside the image, each at least track_threshold(truth) in discrete
+    Fréchet distance from the truth and the others (with time as a third axis when timed): other
+    targets' tracks first, then the truth reversed, mirrored, time-warped, shifted or rotated.
+    Returns them and the threshold used."""
+    threshold = track_threshold(truth)
+    scale = mean_speed(truth)
+    taken = [truth]
+    out: list[Candidate] = []
+
+    def take(track: Track, source: str) -> None:
+        if len(out) >= count or not inside_image(track, width, height):
+            return
+        gaps = [track_distance(track, other, time_scale=scale) for other in taken]
+        if min(gaps) >= threshold:
+            taken.append(track)
+            geometry = {**track.geometry(), "vertex_times": list(track.times or [])}
+            out.append(Candidate(geometry, source, {"frechet_to_truth": round(gaps[0], 1)}))
+
+    for track, source in decoys:
+        take(track, source)
+    for track, source in _transforms(truth, rng):
+        take(track, source)
+    for _ in range(MAX_TRIES):
+        if len(out) == count:
+            break
+        take(*_random_transform(truth, threshold, rng))
+    if len(out) < count:
+        raise TemplateError(
+            "marks",
+            f"no room for {count} other tracks at least {threshold:.0f} px (discrete Fréchet) from this one inside "
+            "the image; add other targets' trajectories as decoys",
+        )
+    return out, threshold

@@ -1,0 +1,101 @@
+"""Occlusion Attribution (Relation, 4 options): does one of two marked regions hide the other from
+the drone's view in the video? Height and viewpoint are not in the marks, so the annotator states
+the relation in the fact 'occlusion' on either region:
+    {"other": <id of the other region>, "relation": "hides" | "hidden_by" | "mutual" | "none"}
+read from the carrying region's side ("hides": it hides part of the other)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from annotator.compiling.errors import TemplateError
+from annotator.compiling.spatial import REGION_KINDS
+from annotator.models import Item, Mark
+
+from .base import CompiledItem, Fact, Need, Roles, Template, register
+from .options import choice_item
+
+RELATIONS = ("hides", "hidden_by", "mutual", "none")
+# The same relation read from the other region's side.
+CONVERSE = {"hides": "hidden_by", "hidden_by": "hides", "mutual": "mutual", "none": "none"}
+OCCLUSION = Fact(
+    "occlusion",
+    "on either region, {'other': <id of the other region>, 'relation': 'hides', 'hidden_by', 'mutual' or 'none'} "
+    "as seen in the video",
+    required=False,
+)
+
+
+def option_texts(a: str, b: str) -> dict[str, str]:
+    """Each relation, read from the first region's side, as an option."""
+    return {
+        "hides": f"the {a} hides part of the {b}",
+        "hidden_by": f"the {b} hides part of the {a}",
+        "mutual": "each hides part of the other at some point",
+        "none": "neither hides the other",
+    }
+
+
+@register
+class OcclusionAttribution(Template):
+    task = Item.Task.OCCLUSION_ATTRIBUTION
+    name = "occlusion_attribution.v1"
+    answer_format = Item.AnswerFormat.MULTIPLE_CHOICE
+    needs = (Need("regions", REGION_KINDS, "two regions (polygons or ellipses)", (2, 2), facts=(OCCLUSION,)),)
+    derives = "The annotator's fact 'occlusion' on either region, read from the first region's side."
+    phrasings = (
+        "In the drone video, does the {a} block the view of the {b}, or the other way round?",
+        "Which occlusion relationship between the marked {a} and {b} does the drone video show?",
+        "As the drone flies, one marked region may hide another from view. What holds for the {a} and the {b}?",
+        "Based on the video, how do the {a} and the {b} outlined on the satellite image occlude each other, if at all?",
+        "Looking at the footage, is part of the {b} ever hidden behind the {a}, part of the {a} behind the {b}, "
+        "both, or neither?",
+        "Two regions are marked on the satellite image: the {a} and the {b}. Which statement about occlusion between "
+        "them is true in the video?",
+        "From the drone's viewpoint, which of the marked regions hides the other: the {a}, the {b}, each in turn, or "
+        "neither?",
+        "Does the video show the {a} covering part of the {b} from the camera's view, or the reverse?",
+        "Consider the {a} and the {b} on the satellite image. What does the drone video reveal about one occluding "
+        "the other?",
+        "Which option best describes how the {a} and the {b} obstruct each other in the UAV footage?",
+    )
+
+    def build(self, roles: Roles, rng: random.Random) -> CompiledItem:
+        a, b = roles.all("regions")
+        relation = self._relation(a, b, roles)
+        texts = option_texts(roles.name(a), roles.name(b))
+        index, question = self.phrase(rng, a=roles.name(a), b=roles.name(b))
+        provenance = {"phrasing": index, "names": roles.named(), "relation": relation, "first_region": a.id}
+        return choice_item(
+            question=question, choices=list(texts.values()), answer=texts[relation], rng=rng, provenance=provenance
+        )
+
+    def _relation(self, a: Mark, b: Mark, roles: Roles) -> str:
+        """The relation from a's side, from whichever region carries the fact; both must agree."""
+        stated = []
+        for carrier, other, flip in ((a, b, False), (b, a, True)):
+            fact: Any = carrier.facts.get(OCCLUSION.key)
+            if fact is None:
+                continue
+            name = roles.name(carrier)
+            if not isinstance(fact, dict) or fact.get("relation") not in RELATIONS:
+                raise TemplateError("facts.occlusion", f"the fact 'occlusion' on the {name} should be {OCCLUSION.what}")
+            if fact.get("other") != other.id:
+                raise TemplateError(
+                    "facts.occlusion",
+                    f"the fact 'occlusion' on the {name} is about mark {fact.get('other')}, not the "
+                    f"{roles.name(other)} (mark {other.id})",
+                )
+            stated.append(CONVERSE[fact["relation"]] if flip else fact["relation"])
+        if not stated:
+            raise TemplateError(
+                "facts.occlusion",
+                f"set the fact 'occlusion' on the {roles.name(a)} or the {roles.name(b)}: {OCCLUSION.what}",
+            )
+        if len(set(stated)) > 1:
+            raise TemplateError(
+                "facts.occlusion",
+                f"the 'occlusion' facts of the {roles.name(a)} and the {roles.name(b)} disagree; correct one of them",
+            )
+        return stated[0]

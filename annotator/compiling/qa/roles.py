@@ -1,0 +1,149 @@
+"""Which mark plays which part in an item (the target, the region, the decoys ...), and the typed
+reading of the facts annotators set on marks, each refusal naming the fact to set."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from annotator.compiling.errors import TemplateError
+from annotator.models import Mark
+
+from .wording import names_for
+
+# An item is made from a handful of marks; more is a mistake, and it bounds the matching below.
+MAX_MARKS = 40
+KIND_NOUNS = {"ellipse": "ellipse", "point": "point", "polygon": "polygon", "polyline": "trajectory"}
+
+
+@dataclass(frozen=True)
+class Fact:
+    key: str  # the key in Mark.facts
+    what: str  # what to enter, for a person ("yes or no: is it seen in the video?")
+    required: bool = True  # False: needed only in the case `what` describes
+
+
+@dataclass(frozen=True)
+class Need:
+    role: str
+    kinds: tuple[str, ...]
+    what: str  # for a person, with its count: "a region (polygon or ellipse)"
+    count: tuple[int, int] = (1, 1)  # fewest and most marks in this role
+    facts: tuple[Fact, ...] = ()
+
+
+class Roles:
+    """The marks of an item by role, and the names the question calls them by."""
+
+    def __init__(self, by_role: dict[str, list[Mark]], names: dict[int, str]):
+        self.by_role = by_role
+        self.names = names
+
+    def one(self, role: str) -> Mark:
+        return self.by_role[role][0]
+
+    def all(self, role: str) -> list[Mark]:
+        return self.by_role.get(role, [])
+
+    def name(self, mark: Mark) -> str:
+        return self.names[id(mark)]
+
+    def named(self) -> dict[str, str]:
+        """Mark id -> name, for provenance (the model view labels the marks the same way)."""
+        return {str(m.id): self.names[id(m)] for marks in self.by_role.values() for m in marks}
+
+
+def assign_roles(task_label: str, needs: Sequence[Need], marks: list[Mark]) -> Roles:
+    """Match marks to needs by kind. Marks are taken in the order given, and when kinds leave a
+    choice (an ellipse can be a target or a region) earlier marks fill earlier needs."""
+    slots: list[list[Mark]] = [[] for _ in needs]
+    if len(marks) <= MAX_MARKS and _place(needs, marks, 0, slots):
+        by_role = {need.role: slot for need, slot in zip(needs, slots, strict=True)}
+        ordered = [m for slot in slots for m in slot]
+        return Roles(by_role, names_for(ordered))
+    wanted = "; ".join(need.what for need in needs)
+    raise TemplateError("marks", f"{task_label} needs {wanted}; got {_describe(marks)}")
+
+
+def _place(needs: Sequence[Need], marks: list[Mark], i: int, slots: list[list[Mark]]) -> bool:
+    if i == len(marks):
+        return all(len(slot) >= need.count[0] for need, slot in zip(needs, slots, strict=True))
+    for need, slot in zip(needs, slots, strict=True):
+        if marks[i].kind in need.kinds and len(slot) < need.count[1]:
+            slot.append(marks[i])
+            if _place(needs, marks, i + 1, slots):
+                return True
+            slot.pop()
+    return False
+
+
+def _describe(marks: list[Mark]) -> str:
+    if not marks:
+        return "no marks"
+    counts = Counter(KIND_NOUNS.get(m.kind, m.kind) for m in marks)
+    parts = [f"{n} {kind}s" if n > 1 else f"a {kind}" for kind, n in sorted(counts.items())]
+    return " and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+# ---- facts --------------------------------------------------------------------------------
+
+
+def _refuse(key: str, name: str, what: str) -> TemplateError:
+    return TemplateError(f"facts.{key}", f"set the fact '{key}' on the {name}: {what}")
+
+
+def fact_bool(mark: Mark, key: str, name: str, what: str) -> bool:
+    value = mark.facts.get(key)
+    if not isinstance(value, bool):
+        raise _refuse(key, name, what)
+    return value
+
+
+def fact_number(mark: Mark, key: str, name: str, what: str, *, minimum: float = 0.0) -> float:
+    value = mark.facts.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
+        raise _refuse(key, name, what)
+    return float(value)
+
+
+def fact_text(mark: Mark, key: str, name: str, what: str) -> str:
+    value = mark.facts.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise _refuse(key, name, what)
+    return " ".join(value.split())
+
+
+def fact_choice(mark: Mark, key: str, name: str, choices: Sequence[str]) -> str:
+    value = mark.facts.get(key)
+    if value not in choices:
+        raise _refuse(key, name, "one of " + ", ".join(repr(c) for c in choices))
+    return str(value)
+
+
+def optional_number(mark: Mark, key: str, name: str, what: str) -> float | None:
+    """A fact that may be left out; set to something else than a number it is refused."""
+    return None if mark.facts.get(key) is None else fact_number(mark, key, name, what)
+
+
+def has_fact(mark: Mark, key: str) -> bool:
+    return mark.facts.get(key) is not None
+
+
+def facts_of(marks: Sequence[Mark], key: str) -> dict[str, Any]:
+    """Mark id -> the fact's value, for provenance."""
+    return {str(m.id): m.facts.get(key) for m in marks}
+
+
+def first_seen_s(mark: Mark, name: str) -> float:
+    """When a region first shows in the video: the fact 'first_seen_s' if set, else the mark's start
+    time. A region marked as never seen has no such time."""
+    if mark.facts.get("visible") is False:
+        raise TemplateError(
+            "facts.visible",
+            f"the {name} is marked as never seen in the video, so it has no first-seen time; choose a region "
+            "the drone sees, or correct its 'visible' fact",
+        )
+    value = optional_number(mark, "first_seen_s", name, "the video time in seconds when it first appears")
+    return float(mark.time_start) if value is None else value
