@@ -70,7 +70,7 @@ class RegionReachability(YesNoTemplate):
         "Given that the {target} {action}, is the {region} on the satellite image beyond its reach?",
         "Will the {region} stay unreached if the {target} seen in the video {action}?",
         "After the video, the {target} {action}. Does this lead it past the {region} without entering it?",
-        "Is the {region} unreachable for the {target} when it {action}?",
+        "When the {target} {action}, does the {region} stay off its path?",
     )
 
     def build(self, roles: Roles, rng: random.Random) -> CompiledItem:

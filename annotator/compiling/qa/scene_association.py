@@ -37,7 +37,7 @@ class SceneAssociation(Template):
         "Match the video segment {start}-{end} to the satellite image: which of the regions A-D does it show?",
         "From {start} until {end}, the drone looks at one of the four regions marked on the satellite image. Which "
         "one?",
-        "Of the regions labelled A to D on the satellite image, which one appears in the drone video between {start} "
+        "Of the regions lettered A to D on the satellite image, which one appears in the drone video between {start} "
         "and {end}?",
         "Where on the satellite image was the segment from {start} to {end} filmed: region A, B, C or D?",
         "Watch the clip between {start} and {end}. Which satellite region among A-D does it cover?",

@@ -32,6 +32,10 @@ def _at(mark: Mark, t: float) -> bool:
     return mark.time_start - COUNT_TIME_TOLERANCE_S <= t <= end + COUNT_TIME_TOLERANCE_S
 
 
+def _marked(n: int, klass: str) -> str:
+    return f"1 marked {klass} is" if n == 1 else f"{n} marked {plural(klass)} are"
+
+
 @register
 class ZoneCounting(Template):
     task = Item.Task.ZONE_COUNTING
@@ -106,8 +110,8 @@ class ZoneCounting(Template):
         if has_fact(region, COUNT.key) and self._fact_count(region, name) != len(counted):
             raise TemplateError(
                 "facts.count",
-                f"the fact 'count' on the {name} says {region.facts[COUNT.key]} but {len(counted)} marked "
-                f"{plural(klass)} are inside it at {seconds(t)}; correct the fact or the marks",
+                f"the fact 'count' on the {name} says {region.facts[COUNT.key]} but {_marked(len(counted), klass)} "
+                f"inside it at {seconds(t)}; correct the fact or the marks",
             )
         derived = {"count_from": "instance marks", "counted": counted, "excluded": excluded,
                    "time_tolerance_s": COUNT_TIME_TOLERANCE_S}  # fmt: skip

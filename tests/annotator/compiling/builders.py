@@ -4,8 +4,11 @@ north: the templates read only the mark's fields and its satellite image's size 
 from __future__ import annotations
 
 import itertools
+import random
 from typing import Any
 
+from annotator.compiling.errors import TemplateError
+from annotator.compiling.qa import get_template
 from annotator.models import Mark, SatelliteImage
 from media_tools.geo import georef_from_corners
 
@@ -66,3 +69,24 @@ def track(
     geometry = {"type": "LineString", "coordinates": [list(p) for p in points]}
     start = fields.pop("time_start", times[0] if times else 0.0)
     return _mark("polyline", geometry, label, vertex_times=list(times or []), time_start=start, **fields)
+
+
+def compile_item(task: str, marks: list[Mark], seed: int = 0) -> Any:
+    """The template's item for these marks, without the database."""
+    return get_template(task).compile(marks, random.Random(seed))
+
+
+def refusal(task: str, marks: list[Mark], seed: int = 0) -> tuple[str, str]:
+    """(field, message) of the template's refusal."""
+    try:
+        compile_item(task, marks, seed)
+    except TemplateError as exc:
+        return exc.field, str(exc)
+    raise AssertionError("the template compiled an item; a refusal was expected")
+
+
+def key_of(item: Any) -> Any:
+    """The truth behind a yes/no key, whichever way round the question was asked."""
+    if item.answer_format != "yes_no":
+        return item.answer
+    return (item.answer == "yes") == (item.provenance["polarity"] == "positive")
