@@ -2,9 +2,10 @@
 or always says yes, should score chance and no more. Pure functions: items and a seed in, new items
 out, the same every time.
 
-One compiled item places its key where its seed says (uniform over seeds); a set of items is
-balanced exactly here, by moving each key to an assigned position (multiple choice) or by asking
-the question the other way round (yes/no)."""
+One compiled item places a multiple-choice key where its seed says (uniform over seeds) and asks
+a yes/no question the positive way; a set of items is balanced exactly here, by moving each key
+to an assigned position (multiple choice) or by asking some questions the other way round
+(yes/no, from each item's alternate)."""
 
 from __future__ import annotations
 

@@ -82,9 +82,10 @@ class Template:
 
 
 class YesNoTemplate(Template):
-    """A yes/no task asked either way round: `phrasings` expect "yes" when the fact holds,
-    `negative_phrasings` expect "no". The seed picks the polarity; the other one rides along as
-    the item's `alternate` for balancing a set of items."""
+    """A yes/no task askable either way round: `phrasings` expect "yes" when the fact holds,
+    `negative_phrasings` expect "no". An item asks the positive way (its key is the fact, as the
+    annotator set it); the negative question rides along as its `alternate`, and as a summary in
+    provenance["alternate"] for stored items, so a set of items can balance its keys."""
 
     answer_format = Item.AnswerFormat.YES_NO
     negative_phrasings: ClassVar[tuple[str, ...]]
@@ -107,9 +108,16 @@ class YesNoTemplate(Template):
                     provenance={**provenance, "phrasing": index, "polarity": polarity},
                 )
             )
-        first, second = variants if rng.random() < 0.5 else variants[::-1]
-        first.alternate = second
-        return first
+        positive, negative = variants
+        for item, other in ((positive, negative), (negative, positive)):
+            item.provenance["alternate"] = {
+                "question": other.question,
+                "answer": other.answer,
+                "phrasing": other.provenance["phrasing"],
+                "polarity": other.provenance["polarity"],
+            }
+        positive.alternate = negative
+        return positive
 
 
 _REGISTRY: dict[str, Template] = {}

@@ -90,6 +90,9 @@ def test_balance_makes_yes_and_no_even_by_polarity(visible: bool) -> None:
         positive = it.provenance["polarity"] == "positive"
         assert it.answer == ("yes" if positive == visible else "no")
         assert it.provenance["visible"] is visible
+        # the record of the other way round follows the swap
+        assert it.provenance["alternate"]["polarity"] != it.provenance["polarity"]
+        assert it.alternate is not None and it.alternate.question == it.provenance["alternate"]["question"]
 
 
 def test_items_without_an_alternate_keep_their_keys() -> None:

@@ -18,15 +18,17 @@ T = Item.Task
 
 
 @pytest.mark.parametrize("visible", [True, False])
-def test_visibility_key_is_the_fact_in_either_polarity(visible: bool) -> None:
+def test_visibility_key_is_the_fact_and_the_alternate_asks_the_other_way(visible: bool) -> None:
     region = box_region(10, 10, 40, 40, label="water tower", facts={"visible": visible})
-    items = [compile_item(T.TARGET_VISIBILITY, [region], seed) for seed in range(8)]
-    assert {it.provenance["polarity"] for it in items} == {"positive", "negative"}
-    for it in items:
-        assert key_of(it) is visible
-        assert "water tower" in it.question and "labelled" not in it.question
-        # the alternate asks the other way round and has the opposite key
-        assert it.alternate.answer != it.answer and key_of(it.alternate) is visible
+    for seed in range(8):
+        item = compile_item(T.TARGET_VISIBILITY, [region], seed)
+        assert item.provenance["polarity"] == "positive"
+        assert item.answer == ("yes" if visible else "no")
+        assert "water tower" in item.question and "labelled" not in item.question
+        # the alternate asks the negative way and has the opposite key for the same truth
+        assert item.alternate.provenance["polarity"] == "negative"
+        assert item.alternate.answer != item.answer and key_of(item.alternate) is visible
+        assert item.provenance["alternate"]["question"] == item.alternate.question
 
 
 def test_visibility_check_lists_the_missing_fact() -> None:

@@ -19,25 +19,21 @@ PHRASINGS = get_template(TV).phrasings
 NEGATIVE = get_template(TV).negative_phrasings  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("visible", [True, False])
-@pytest.mark.parametrize("seed", [7, 8, 9, 10])
-def test_target_visibility_answer_comes_from_the_fact(annotator, visible: bool, seed: int) -> None:
+@pytest.mark.parametrize(("visible", "answer"), [(True, "yes"), (False, "no")])
+def test_target_visibility_answer_comes_from_the_fact(annotator, visible: bool, answer: str) -> None:
     # given a region whose fact says whether the drone video shows it
     mark = MarkFactory(author=annotator, label="water tower", facts={"visible": visible})
 
     # when an item is compiled from it
-    item = item_compile(user=annotator, task=TV, mark_ids=[mark.id], seed=seed)
+    item = item_compile(user=annotator, task=TV, mark_ids=[mark.id], seed=7)
 
-    # then the key follows the fact, read through the polarity the seed chose for the question
+    # then the key follows the fact, the question names the label in one of the phrasings
     row = Item.objects.get(id=item.id)
-    positive = row.provenance["polarity"] == "positive"
-    answer = "yes" if visible == positive else "no"
     assert (row.answer, row.options, row.answer_format, row.state) == (answer, ["yes", "no"], "yes_no", "draft")
-    phrasings = PHRASINGS if positive else NEGATIVE
-    assert row.question == phrasings[row.provenance["phrasing"]].format(region="water tower")
+    assert row.question == PHRASINGS[row.provenance["phrasing"]].format(region="water tower")
     assert (row.template, row.seed, row.task, row.author, row.scene) == (
         "target_visibility.v2",
-        seed,
+        7,
         TV,
         annotator,
         mark.scene,
@@ -47,16 +43,12 @@ def test_target_visibility_answer_comes_from_the_fact(annotator, visible: bool, 
     assert row.provenance["marks"][0]["id"] == mark.id
     assert row.provenance["marks"][0]["version"] == 1
     assert row.provenance["marks"][0]["facts"] == {"visible": visible}
-    assert row.provenance["template"] == "target_visibility.v2" and row.provenance["seed"] == seed
+    assert row.provenance["template"] == "target_visibility.v2" and row.provenance["seed"] == 7
     assert row.provenance["names"] == {str(mark.id): "water tower"}
-
-
-def test_seeds_pick_both_polarities(annotator) -> None:
-    mark = MarkFactory(author=annotator, facts={"visible": True})
-    polarities = {
-        item_compile(user=annotator, task=TV, mark_ids=[mark.id], seed=s).provenance["polarity"] for s in range(12)
-    }
-    assert polarities == {"positive", "negative"}
+    # with the same question asked the other way round, for balancing a release's yes/no keys
+    other = row.provenance["alternate"]
+    assert (other["polarity"], other["answer"]) == ("negative", "no" if visible else "yes")
+    assert other["question"] == NEGATIVE[other["phrasing"]].format(region="water tower")
 
 
 def test_same_seed_same_item(annotator) -> None:
@@ -74,8 +66,8 @@ def test_seeds_choose_among_the_phrasings(annotator) -> None:
     mark = MarkFactory(author=annotator, label="pier")
     questions = {item_compile(user=annotator, task=TV, mark_ids=[mark.id], seed=s).question for s in range(40)}
     assert len(PHRASINGS) >= 10 and len(NEGATIVE) >= 10
-    assert len(questions) >= 10
-    assert questions <= {p.format(region="pier") for p in (*PHRASINGS, *NEGATIVE)}
+    assert len(questions) >= 5
+    assert questions <= {p.format(region="pier") for p in PHRASINGS}
 
 
 def test_default_seed_is_stable_and_follows_the_mark_version(annotator) -> None:
@@ -124,8 +116,7 @@ def test_ellipse_region_is_accepted(annotator) -> None:
         facts={"visible": False},
         geometry={"type": "Ellipse", "center": [50, 50], "radii": [20, 10], "rotation": 0},
     )
-    item = item_compile(user=annotator, task=TV, mark_ids=[mark.id])
-    assert item.answer == ("no" if item.provenance["polarity"] == "positive" else "yes")
+    assert item_compile(user=annotator, task=TV, mark_ids=[mark.id]).answer == "no"
 
 
 def test_two_marks_are_refused(annotator) -> None:

@@ -123,7 +123,8 @@ def test_every_phrasing_is_used_and_names_the_marks(task: str) -> None:
     used = Counter()
     for seed in range(120):
         item = compile_item(task, make(), seed)
-        used[(item.provenance.get("polarity", "positive"), item.provenance["phrasing"])] += 1
+        for variant in (item, item.alternate) if item.alternate else (item,):
+            used[(variant.provenance.get("polarity", "positive"), variant.provenance["phrasing"])] += 1
         names = set(item.provenance["names"].values())
         if task not in (T.SCENE_ASSOCIATION, T.EVENT_GEOLOCALIZATION):  # these name no mark: see their modules
             assert any(name in item.question for name in names), item.question
