@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from shapely.affinity import rotate, translate
 from shapely.geometry import Polygon, box
 
@@ -137,7 +138,10 @@ def region_candidates(
     out: list[Candidate] = []
 
     def take(geometry: dict[str, Any], source: str) -> None:
-        candidate = region_shape("ellipse" if geometry.get("type") == "Ellipse" else "polygon", geometry)
+        try:
+            candidate = region_shape("ellipse" if geometry.get("type") == "Ellipse" else "polygon", geometry)
+        except ValidationError:  # rounding a sliver of a polygon can fold it; that one is skipped
+            return
         overlaps = [iou(candidate, other) for other in taken]
         if len(out) < count and frame.covers(candidate) and max(overlaps) < REGION_MAX_IOU:
             taken.append(candidate)
