@@ -7,7 +7,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from annotator.compiling.distractors import Candidate
+from annotator.compiling.distractors import Candidate, other_choices
 from annotator.compiling.errors import TemplateError
 from annotator.models import Item
 
@@ -23,10 +23,9 @@ def _unique(options: Sequence[str]) -> None:
 def choice_item(
     *, question: str, choices: Sequence[str], answer: str, rng: random.Random, provenance: dict[str, Any]
 ) -> CompiledItem:
-    """Text options: the key and the wrong choices in seeded order."""
-    if answer not in choices:
-        raise ValueError(f"the key {answer!r} is not among the options")
-    options = list(choices)
+    """Text options from a closed set (sectors, grades, orders, classes): the key and every other
+    member of the set as the wrong ones, in seeded order."""
+    options = [answer, *other_choices(choices, answer)]
     _unique(options)
     rng.shuffle(options)
     return CompiledItem(
