@@ -139,7 +139,7 @@ def main() -> None:
         from annotator.models import Item
         from review.releasing import build, datasheet, jobs
         from review.releasing.formats import canonical, geo, tsv, variants, write_jsonl
-        from review.releasing.records import items_for_release, release_inputs
+        from review.releasing.records import release_inputs
         from review.releasing.services import release_create
 
         print(f"seeding {args.scenes} scenes and {args.items} approved items ...", flush=True)
@@ -149,7 +149,7 @@ def main() -> None:
         out.mkdir()
 
         def export_jsonl() -> Path:
-            inputs = release_inputs(list(items_for_release(Item.objects.filter(state=Item.State.APPROVED))))
+            inputs = release_inputs(Item.objects.filter(state=Item.State.APPROVED))
             return write_jsonl(out / "items.jsonl", inputs.records)
 
         _measure(

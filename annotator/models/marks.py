@@ -117,4 +117,8 @@ class Item(models.Model):
     @property
     def uid(self) -> str:
         """The id an item keeps in releases and prediction files."""
-        return f"skm-{self.id:06d}"
+        return self.uid_for(self.id)
+
+    @staticmethod
+    def uid_for(item_id: int) -> str:
+        return f"skm-{item_id:06d}"

@@ -1,17 +1,25 @@
 """The frozen form of items: the record each release file is written from, and the media files a
-release ships (paths inside the release, relative to its root)."""
+release ships (paths inside the release, relative to its root).
+
+Read with a handful of flat queries (item values, the scenes with their video, the images per
+scene, the blind answers) rather than model instances per item: a release holds tens of thousands
+of items, and building three model objects and a prefetch queryset per item was most of the cost
+of an export (bench/release.py)."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 
 from annotator.compiling.catalog import TASK_DIMENSION
 from annotator.models import Item, SatelliteImage, Scene
 from media_tools.geo import GeoReference
 from review.models import Review
+
+ITEM_FIELDS = ("id", "task", "question", "options", "answer", "answer_format", "provenance", "scene_id")
 
 
 @dataclass
@@ -21,6 +29,7 @@ class ReleaseInputs:
     georefs: dict[int, dict[str, Any]]  # satellite image id -> georeference (for GeoJSON)
     human: list[dict[str, Any]] = field(default_factory=list)  # blind answers: id, reviewer, answer
     scenes: list[dict[str, Any]] = field(default_factory=list)  # name, license, attribution, location
+    item_ids: list[int] = field(default_factory=list)  # in the order of `records`
 
 
 def _ext(name: str, default: str) -> str:
@@ -39,40 +48,8 @@ def _image_path(image: SatelliteImage) -> tuple[str, str]:
     return f"media/satellite/{image.sha256}.{_ext(stored, 'png')}", stored
 
 
-def items_for_release(qs: QuerySet[Item]) -> QuerySet[Item]:
-    return qs.select_related("scene__video").prefetch_related(
-        Prefetch("scene__satellite_images", queryset=SatelliteImage.objects.order_by("id")),
-        Prefetch("reviews", queryset=Review.objects.order_by("id")),
-    )
-
-
-def item_record(item: Item, *, video: str, images: list[str]) -> dict[str, Any]:
-    scene = item.scene
-    return {
-        "id": item.uid,
-        "task": item.task,
-        "dimension": TASK_DIMENSION[item.task],
-        "question": item.question,
-        "options": item.options,
-        "answer": item.answer,
-        "answer_format": item.answer_format,
-        "scene": scene.name,
-        "media": {"video": video, "images": images},
-        "video": {
-            "name": scene.video.original_name,
-            "sha256": scene.video.sha256,
-            "duration_s": scene.video.duration_s,
-        },
-        "satellite_images": [
-            {"name": s.original_name, "sha256": s.sha256, "width": s.width, "height": s.height, "corners": s.corners}
-            for s in scene.satellite_images.all()
-        ],
-        "provenance": item.provenance,
-    }
-
-
-def _scene_info(scene: Scene) -> dict[str, Any]:
-    image = next((s for s in scene.satellite_images.all() if s.georef), None)
+def _scene_info(scene: Scene, images: list[SatelliteImage]) -> dict[str, Any]:
+    image = next((s for s in images if s.georef), None)
     centre = None
     if image is not None:
         ref = GeoReference.from_dict(image.georef or {})
@@ -86,27 +63,95 @@ def _scene_info(scene: Scene) -> dict[str, Any]:
     }
 
 
-def release_inputs(items: list[Item]) -> ReleaseInputs:
-    """Records (in uid order), media to ship, georeferences, blind answers and scene facts."""
-    out = ReleaseInputs(records=[], media={}, georefs={})
-    scenes: dict[int, Scene] = {}
-    reviewer_alias: dict[int, str] = {}
-    for item in sorted(items, key=lambda i: i.id):
-        scene = item.scene
-        scenes[scene.id] = scene
-        video, stored = _video_path(scene)
-        out.media[video] = stored
-        images = []
-        for image in scene.satellite_images.all():
+@dataclass
+class _SceneMedia:
+    scene: Scene
+    images: list[SatelliteImage]
+    video_path: str
+    image_paths: list[str]
+    video: dict[str, Any]
+    satellite: list[dict[str, Any]]
+
+
+def _scenes(scene_ids: set[int], out: ReleaseInputs) -> dict[int, _SceneMedia]:
+    """Each scene once: its video and images, the media to ship, georeferences, scene facts."""
+    images_of: dict[int, list[SatelliteImage]] = defaultdict(list)
+    links = Scene.satellite_images.through.objects.filter(scene_id__in=scene_ids).values_list(
+        "scene_id", "satelliteimage_id"
+    )
+    pairs = list(links)
+    images = SatelliteImage.objects.in_bulk({i for _, i in pairs})
+    for scene_id, image_id in sorted(pairs, key=lambda p: (p[0], p[1])):
+        images_of[scene_id].append(images[image_id])
+    found = {}
+    for scene in Scene.objects.filter(id__in=scene_ids).select_related("video").order_by("name"):
+        video_path, stored = _video_path(scene)
+        out.media[video_path] = stored
+        image_paths = []
+        for image in images_of[scene.id]:
             path, stored = _image_path(image)
             out.media[path] = stored
-            images.append(path)
+            image_paths.append(path)
             if image.georef:
                 out.georefs[image.id] = image.georef
-        out.records.append(item_record(item, video=video, images=images))
-        for review in item.reviews.all():
-            # Reviewers appear under a stable alias, never by name.
-            alias = reviewer_alias.setdefault(review.reviewer_id, f"r{len(reviewer_alias) + 1}")
-            out.human.append({"id": item.uid, "reviewer": alias, "answer": review.blind_answer})
-    out.scenes = [_scene_info(s) for s in sorted(scenes.values(), key=lambda s: s.name)]
+        out.scenes.append(_scene_info(scene, images_of[scene.id]))
+        found[scene.id] = _SceneMedia(
+            scene=scene,
+            images=images_of[scene.id],
+            video_path=video_path,
+            image_paths=image_paths,
+            video={
+                "name": scene.video.original_name,
+                "sha256": scene.video.sha256,
+                "duration_s": scene.video.duration_s,
+            },
+            satellite=[
+                {
+                    "name": s.original_name,
+                    "sha256": s.sha256,
+                    "width": s.width,
+                    "height": s.height,
+                    "corners": s.corners,
+                }
+                for s in images_of[scene.id]
+            ],
+        )
+    return found
+
+
+def item_record(row: dict[str, Any], media: _SceneMedia) -> dict[str, Any]:
+    return {
+        "id": Item.uid_for(row["id"]),
+        "task": row["task"],
+        "dimension": TASK_DIMENSION[row["task"]],
+        "question": row["question"],
+        "options": row["options"],
+        "answer": row["answer"],
+        "answer_format": row["answer_format"],
+        "scene": media.scene.name,
+        "media": {"video": media.video_path, "images": media.image_paths},
+        "video": media.video,
+        "satellite_images": media.satellite,
+        "provenance": row["provenance"],
+    }
+
+
+def release_inputs(items: QuerySet[Item]) -> ReleaseInputs:
+    """Records (in uid order), media to ship, georeferences, blind answers and scene facts."""
+    out = ReleaseInputs(records=[], media={}, georefs={})
+    rows = list(items.order_by("id").values(*ITEM_FIELDS))
+    scenes = _scenes({r["scene_id"] for r in rows}, out)
+    for row in rows:
+        out.records.append(item_record(row, scenes[row["scene_id"]]))
+        out.item_ids.append(row["id"])
+    # Reviewers appear under a stable alias (in order of their first review), never by name.
+    alias: dict[int, str] = {}
+    reviews = (
+        Review.objects.filter(item_id__in=out.item_ids)
+        .order_by("id")
+        .values_list("item_id", "reviewer_id", "blind_answer")
+    )
+    for item_id, reviewer_id, answer in reviews:
+        name = alias.setdefault(reviewer_id, f"r{len(alias) + 1}")
+        out.human.append({"id": Item.uid_for(item_id), "reviewer": name, "answer": answer})
     return out

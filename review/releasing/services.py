@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 
 from annotator.exceptions import Conflict
 from annotator.models import Item
@@ -19,7 +20,7 @@ from review.models import Release, ReleaseItem, Review
 from . import splits
 from .formats import dumps
 from .jobs import release_run
-from .records import items_for_release, release_inputs
+from .records import release_inputs
 from .tasks import release_build_task
 
 VERSION_RE = re.compile(r"^v?\d+(\.\d+){0,2}([-+][A-Za-z0-9.]+)?$")
@@ -27,7 +28,9 @@ VERSION_RE = re.compile(r"^v?\d+(\.\d+){0,2}([-+][A-Za-z0-9.]+)?$")
 PLACEMENT_FIELDS = ("split", "tiny")
 
 
-def _approved(*, tasks: list[str] | None, scenes: list[int] | None, after: datetime | None, before: datetime | None):  # type: ignore[no-untyped-def]
+def _approved(
+    *, tasks: list[str] | None, scenes: list[int] | None, after: datetime | None, before: datetime | None
+) -> QuerySet[Item]:
     qs = Item.objects.filter(state=Item.State.APPROVED)
     if tasks:
         qs = qs.filter(task__in=tasks)
@@ -38,7 +41,7 @@ def _approved(*, tasks: list[str] | None, scenes: list[int] | None, after: datet
         qs = qs.filter(updated_at__gte=after)
     if before:
         qs = qs.filter(updated_at__lt=before)
-    return items_for_release(qs)
+    return qs
 
 
 def _content_hash(record: dict[str, Any]) -> str:
@@ -96,14 +99,14 @@ def release_create(
         raise Conflict(f"release {version} is being built right now; wait for it to finish")
     if existing is not None:
         raise ValidationError({"version": f"release {version} exists; releases are immutable"})
-    items = list(_approved(tasks=tasks, scenes=scenes, after=approved_after, before=approved_before))
-    if not items:
+    inputs = release_inputs(_approved(tasks=tasks, scenes=scenes, after=approved_after, before=approved_before))
+    if not inputs.records:
         raise ValidationError({"version": "there are no approved items to release (with these filters)"})
-    inputs = release_inputs(items)
     _place(inputs.records)
     parent = Release.objects.filter(state=Release.State.FROZEN).order_by("-frozen_at", "-id").first()
     rejections: dict[str, int] = {}
-    for reasons in Review.objects.filter(item__scene__in={i.scene_id for i in items}).values_list("reasons", flat=True):
+    released_scenes = Item.objects.filter(id__in=inputs.item_ids).values("scene_id")
+    for reasons in Review.objects.filter(item__scene__in=released_scenes).values_list("reasons", flat=True):
         for reason in reasons:
             rejections[reason] = rejections.get(reason, 0) + 1
     filters = {
@@ -128,14 +131,16 @@ def release_create(
                 parent=parent,
                 changelog=_changelog(parent, inputs.records),
                 sources=sources,
-                item_count=len(items),
+                item_count=len(inputs.records),
             )
-            by_uid = {i.uid: i for i in items}
             ReleaseItem.objects.bulk_create(
-                ReleaseItem(
-                    release=release, item=by_uid[r["id"]], uid=r["id"], split=r["split"], in_tiny=r["tiny"], record=r
-                )
-                for r in inputs.records
+                (
+                    ReleaseItem(
+                        release=release, item_id=item_id, uid=r["id"], split=r["split"], in_tiny=r["tiny"], record=r
+                    )
+                    for item_id, r in zip(inputs.item_ids, inputs.records, strict=True)
+                ),
+                batch_size=2000,
             )
             if enqueue:
                 release_id = release.id
