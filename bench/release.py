@@ -1,7 +1,7 @@
 """Release build at the benchmark's size: 1,500 scenes and 17,903 approved items (LinkS2Bench's
 counts), on the embedded default (SQLite) in a throwaway data folder.
 
-Times, with the peak of Python allocations (tracemalloc) of each step:
+Times each step in a process of its own, with how much its resident memory grew (peak):
 - the JSONL export: read the approved items with what a record needs, build the records, write
   items.jsonl; goal under 4.5 s (Label Studio 1.23.2 took 13.7 s for its JSON export of the same
   count on this machine class);
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import tempfile
 import time
-import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -116,15 +116,37 @@ def _seed(n_scenes: int, n_items: int) -> Any:
     return admin
 
 
-def _measure(name: str, fn: Callable[[], Any], rows: list[tuple[str, float, float]]) -> Any:
-    tracemalloc.start()
-    start = time.perf_counter()
-    result = fn()
-    took = time.perf_counter() - start
-    peak = tracemalloc.get_traced_memory()[1] / 2**20
-    tracemalloc.stop()
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _measure(name: str, fn: Callable[[], Any], rows: list[tuple[str, float, float]]) -> None:
+    """Run one step in a forked child: its wall time, and how far its resident memory rose above
+    what it inherited (ru_maxrss of the child minus its size at the fork). Tracing allocations
+    instead would slow these allocation-heavy steps several times over."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        os.close(read)
+        from django.db import connections
+
+        connections.close_all()  # never share the parent's SQLite connection
+        start_rss = _rss_mb()
+        start = time.perf_counter()
+        fn()
+        took = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - start_rss
+        os.write(write, f"{took} {peak}".encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as fh:
+        data = fh.read()
+    _, status = os.waitpid(pid, 0)
+    if status or not data:
+        raise SystemExit(f"{name}: the step failed in its process")
+    took, peak = (float(x) for x in data.split())
     rows.append((name, took, peak))
-    return result
 
 
 def main() -> None:
@@ -137,6 +159,7 @@ def main() -> None:
         from django.core import serializers
 
         from annotator.models import Item
+        from review.models import Release
         from review.releasing import build, datasheet, jobs
         from review.releasing.formats import canonical, geo, tsv, variants, write_jsonl
         from review.releasing.records import release_inputs
@@ -156,11 +179,12 @@ def main() -> None:
             "baseline: django.core.serializers json", lambda: serializers.serialize("json", Item.objects.all()), rows
         )
         _measure("JSONL export (query + records + write)", export_jsonl, rows)
-        release = _measure(
+        _measure(
             "freeze rows (records, splits, ReleaseItem)",
             lambda: release_create(version="1.0", user=admin, enqueue=False),
             rows,
         )
+        release = Release.objects.get(version="1.0")
         records = [e.record for e in release.entries.order_by("uid")]
         sources = release.sources
         fmt_dir = Path(tmp) / "formats"
@@ -180,7 +204,7 @@ def main() -> None:
         _measure(
             "whole build job (all files, media, manifest, move)", lambda: jobs.release_run(release_id=release.id), rows
         )
-        print(f"\n{'step':<52}{'seconds':>9}{'peak MB':>9}")
+        print(f"\n{'step':<52}{'seconds':>9}{'RSS +MB':>9}")
         for name, took, peak in rows:
             print(f"{name:<52}{took:>9.2f}{peak:>9.1f}")
         baseline, export = rows[0][1], rows[1][1]
