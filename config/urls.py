@@ -18,6 +18,8 @@ from review.releasing import apis as releasing_apis
 from review.releasing import views as releasing_views
 from review.reviewing import apis as reviewing_apis
 from review.reviewing import views as reviewing_views
+from review.scoring import apis as scoring_apis
+from review.scoring import views as scoring_views
 
 api = [
     path("api/auth/token/", obtain_auth_token, name="api-token"),
@@ -66,6 +68,8 @@ api = [
     # releasing
     path("api/releases/", releasing_apis.ReleaseListApi.as_view(), name="api-releases"),
     path("api/releases/<str:version>/", releasing_apis.ReleaseDetailApi.as_view(), name="api-release"),
+    # scoring
+    path("api/releases/<str:version>/submissions/", scoring_apis.SubmissionListApi.as_view(), name="api-submissions"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
@@ -81,6 +85,12 @@ pages = [
     path("review/items/<int:item_id>/", reviewing_views.review_item_page, name="review-item"),
     path("releases/", releasing_views.releases_page, name="releases"),
     re_path(r"^releases/(?P<version>[^/]+)\.zip$", releasing_views.release_archive, name="release-archive"),
+    path("releases/<str:version>/leaderboard/", scoring_views.leaderboard_page, name="leaderboard"),
+    path(
+        "releases/<str:version>/leaderboard/<int:submission_id>/log.jsonl",
+        scoring_views.submission_log,
+        name="submission-log",
+    ),
     path("releases/<str:version>/<path:filename>", releasing_views.release_file, name="release-file"),
     path("media/scenes/<int:scene_id>/video", files.scene_video, name="scene-video"),
     path("media/scenes/<int:scene_id>/<str:asset>", files.scene_asset, name="scene-asset"),

@@ -2,5 +2,6 @@
 
 from .releases import Release, ReleaseItem
 from .reviews import Review
+from .submissions import Submission
 
-__all__ = ["Release", "ReleaseItem", "Review"]
+__all__ = ["Release", "ReleaseItem", "Review", "Submission"]

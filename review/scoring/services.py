@@ -1,0 +1,101 @@
+"""Scoring a predictions file against a frozen release and keeping it for the leaderboard."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.db import IntegrityError, transaction
+from django.utils.text import slugify
+
+from annotator.storage import delete_quietly
+from review.models import Release, Submission
+from review.releasing.selectors import release_records
+
+from .predictions import PredictionError, load_predictions, predictions_by_id
+from .report import ScoreReport, score
+
+MAX_PREDICTIONS_BYTES = 200 * 1024 * 1024
+
+
+def report_summary(report: ScoreReport) -> dict[str, Any]:
+    """What the leaderboard keeps of a report (the per-item log goes to its own file)."""
+    return {
+        "tasks": {t: asdict(row) for t, row in report.tasks.items()},
+        "dimensions": report.dimensions,
+        "overall": report.overall,
+        "overall_se": report.overall_se,
+        "n": report.n,
+        "random_dimensions": report.random_dimensions,
+        "random_overall": report.random_overall,
+        "human_dimensions": report.human_dimensions,
+        "human_overall": report.human_overall,
+        "bias": report.bias,
+        "key_bias": report.key_bias,
+        "missing": len(report.missing),
+        "unparseable": len(report.unparseable),
+        "duplicates": len(report.duplicates),
+        "unknown": len(report.unknown),
+    }
+
+
+def release_score(*, release: Release, text: str, filename: str) -> ScoreReport:
+    """Score predictions (the text of a JSONL or TSV file) against a frozen release. Raises
+    ValidationError naming the line a person must fix."""
+    if release.state != Release.State.FROZEN:
+        raise ValidationError(
+            {"release": f"release {release.version} is {release.state}; only frozen releases are scored"}
+        )
+    records = release_records(release)
+    ids = [i["id"] for i in records.items] + [v["id"] for v in records.variants]
+    try:
+        predictions = predictions_by_id(load_predictions(text, name=filename), ids)
+    except PredictionError as exc:
+        raise ValidationError({"predictions": str(exc)}) from exc
+    if not predictions.answers:
+        raise ValidationError({"predictions": "no prediction has an id of this release"})
+    return score(records.items, predictions, variants=records.variants or None, human=records.human or None)
+
+
+def submission_create(*, release: Release, name: str, data: bytes, filename: str, user: Any) -> Submission:
+    """Score an uploaded predictions file and keep it, its per-item log and the report."""
+    name = name.strip()
+    if not name:
+        raise ValidationError({"name": "name the model or run these predictions come from"})
+    if len(data) > MAX_PREDICTIONS_BYTES:
+        raise ValidationError({"predictions": f"{filename}: larger than {MAX_PREDICTIONS_BYTES // 2**20} MB"})
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValidationError({"predictions": f"{filename}: not UTF-8 text (JSONL or TSV)"}) from None
+    report = release_score(release=release, text=text, filename=filename)
+    log = "".join(json.dumps(entry.__dict__, default=str, ensure_ascii=False) + "\n" for entry in report.log)
+    stored: list[str] = []
+    try:
+        with transaction.atomic():
+            submission = Submission(
+                release=release,
+                name=name,
+                submitted_by=user,
+                predictions_sha256=hashlib.sha256(data).hexdigest(),
+                report=report_summary(report),
+                overall=report.overall,
+            )
+            suffix = ".tsv" if filename.lower().endswith((".tsv", ".tab")) else ".jsonl"
+            stem = f"{release.version}-{slugify(name) or 'predictions'}"
+            submission.predictions.save(f"{stem}{suffix}", ContentFile(data), save=False)
+            stored.append(str(submission.predictions.name))
+            submission.log.save(f"{stem}-log.jsonl", ContentFile(log.encode()), save=False)
+            stored.append(str(submission.log.name))
+            submission.save()
+    except IntegrityError:
+        delete_quietly(stored)
+        raise ValidationError({"name": f"{name!r} is already on the {release.version} leaderboard"}) from None
+    except Exception:
+        delete_quietly(stored)
+        raise
+    return submission

@@ -1,0 +1,80 @@
+"""The leaderboard page of a release: upload predictions, compare models with the random and
+human rows, download how each answer was read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
+from django.shortcuts import redirect, render
+
+from annotator.access.permissions import IsAdmin, page_require
+from annotator.compiling.catalog import DIMENSIONS, TASK_DIMENSION
+from annotator.serving import serve_stored
+from review.models import Release
+from review.releasing.selectors import release_get
+from review.scoring.selectors import leaderboard
+from review.scoring.services import submission_create
+
+
+@login_required
+def leaderboard_page(request: HttpRequest, version: str) -> HttpResponse:
+    page_require(request, IsAdmin())
+    release = release_get(version=version)
+    error = None
+    if request.method == "POST":
+        upload = request.FILES.get("predictions")
+        try:
+            if upload is None:
+                raise ValidationError({"predictions": "choose a predictions file (JSONL or TSV)"})
+            submission = submission_create(
+                release=release,
+                name=request.POST.get("name", ""),
+                data=upload.read(),
+                filename=upload.name or "predictions.jsonl",
+                user=request.user,
+            )
+        except ValidationError as exc:
+            error = " ".join(m for msgs in exc.message_dict.values() for m in msgs)
+        else:
+            messages.success(request, f"{submission.name}: {100 * submission.overall:.1f} % overall.")
+            return redirect("leaderboard", version=release.version)
+    tasks = sorted(release.manifest.get("tasks", {}), key=lambda t: (DIMENSIONS.index(TASK_DIMENSION[t]), t))
+    submissions = list(leaderboard(release=release))
+
+    def cells(report: dict[str, Any], key: str) -> list[float | None]:
+        return [report["tasks"].get(t, {}).get(key) for t in tasks]
+
+    # The random and human rows are properties of the release, the same in every report.
+    reference = submissions[0].report if submissions else None
+    return render(
+        request,
+        "review/leaderboard.html",
+        {
+            "release": release,
+            "frozen": release.state == Release.State.FROZEN,
+            "rows": [{"submission": s, "cells": cells(s.report, "score")} for s in submissions],
+            "random": {"overall": reference["random_overall"], "cells": cells(reference, "chance")}
+            if reference
+            else None,
+            "human": {"overall": reference["human_overall"], "cells": cells(reference, "human")}
+            if reference and reference["human_overall"] is not None
+            else None,
+            "tasks": tasks,
+            "error": error,
+        },
+        status=400 if error else 200,
+    )
+
+
+@login_required
+def submission_log(request: HttpRequest, version: str, submission_id: int) -> HttpResponseBase:
+    page_require(request, IsAdmin())
+    submission = leaderboard(release=release_get(version=version)).filter(id=submission_id).first()
+    if submission is None:
+        raise Http404("no such submission")
+    return serve_stored(request, submission.log.name, download_as=f"{version}-{submission.name}-log.jsonl")
