@@ -9,34 +9,15 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotator.models import Item
 from review.releasing.services import release_build
-from tests.factories import ItemFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def release(admin):  # type: ignore[no-untyped-def]
+def release(admin, approved_items):  # type: ignore[no-untyped-def]
     """Release 1.0: two yes/no items (keys yes, no), a count (7) and a first-seen time (4.0 s)."""
-    items = [
-        ItemFactory(state=Item.State.APPROVED, answer="yes"),
-        ItemFactory(state=Item.State.APPROVED, answer="no"),
-        ItemFactory(
-            state=Item.State.APPROVED,
-            task=Item.Task.ZONE_COUNTING,
-            options=[],
-            answer="7",
-            answer_format=Item.AnswerFormat.NUMBER,
-        ),
-        ItemFactory(
-            state=Item.State.APPROVED,
-            task=Item.Task.TEMPORAL_GROUNDING,
-            options=[],
-            answer="4.0",
-            answer_format=Item.AnswerFormat.TIMESTAMP,
-        ),
-    ]
+    items = approved_items("yes", "no", count="7", time="4.0")
     release = release_build(version="1.0", user=admin)
     release.uids = [i.uid for i in items]
     return release

@@ -7,27 +7,16 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotator.models import Item
 from review.models import Submission
 from review.releasing.services import release_build
-from tests.factories import ItemFactory, ReviewerFactory, ReviewFactory
+from tests.factories import ReviewerFactory, ReviewFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def release(admin):  # type: ignore[no-untyped-def]
-    items = [
-        ItemFactory(state=Item.State.APPROVED, answer="yes"),
-        ItemFactory(state=Item.State.APPROVED, answer="no"),
-        ItemFactory(
-            state=Item.State.APPROVED,
-            task=Item.Task.ZONE_COUNTING,
-            options=[],
-            answer="7",
-            answer_format=Item.AnswerFormat.NUMBER,
-        ),
-    ]
+def release(admin, approved_items):  # type: ignore[no-untyped-def]
+    items = approved_items("yes", "no", count="7")
     # blind answers recorded while reviewing become the human row
     for item, answer in zip(items, ["yes", "yes", "7"], strict=True):
         ReviewFactory(item=item, reviewer=ReviewerFactory(), blind_answer=answer, decision="approve")
