@@ -60,6 +60,12 @@ def satellite_image_visible(*, user: Any, image_id: int) -> bool:
     return scenes_visible(user=user, qs=Scene.objects.filter(satellite_images=image_id)).exists()
 
 
+def marks_editable(*, user: Any, qs: QuerySet[Mark]) -> QuerySet[Mark]:
+    """Marks the user may change: their own, on a scene still assigned to them. The same rule as
+    the IsAuthor and IsAssignedToScene permissions together, as a queryset (no role lookup)."""
+    return qs.filter(author_id=user.pk, scene__assignments__annotator_id=user.pk)
+
+
 def scene_is_assigned(*, user: Any, scene_id: int) -> bool:
     return Assignment.objects.filter(scene_id=scene_id, annotator_id=user.pk).exists()
 

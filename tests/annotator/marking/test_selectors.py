@@ -64,3 +64,26 @@ def test_a_save_writes_every_field_and_keeps_the_rest(annotator) -> None:
     assert stored.vertex_times == [0.25, 0.5, 0.75] and stored.geometry == mark.geometry
     assert stored.updated_at == saved.updated_at and stored.updated_at > mark.updated_at
     assert stored.updated_at.tzinfo is not None
+
+
+def test_mark_for_edit_is_one_query_for_the_author_and_none_for_others(
+    annotator, other_annotator, admin, django_assert_num_queries
+) -> None:
+    mark = _trajectory(annotator)
+    with django_assert_num_queries(1):
+        got = selectors.mark_for_edit(user=annotator, mark_id=mark.id)
+        assert got is not None and got.satellite_image.width == mark.satellite_image.width
+        assert got.has_open_items is False  # type: ignore[attr-defined]
+    assert selectors.mark_for_edit(user=admin, mark_id=mark.id) is None  # admins see it, do not change it
+    assert selectors.mark_for_edit(user=other_annotator, mark_id=mark.id) is None
+    mark.scene.assignments.all().delete()
+    assert selectors.mark_for_edit(user=annotator, mark_id=mark.id) is None  # no longer assigned
+
+
+def test_a_save_marks_items_stale_only_when_some_are_open(annotator) -> None:
+    mark = _trajectory(annotator)
+    draft = ItemFactory(scene=mark.scene, author=annotator, marks=[mark])
+    editable = selectors.mark_for_edit(user=annotator, mark_id=mark.id)
+    assert editable is not None and editable.has_open_items is True  # type: ignore[attr-defined]
+    mark_update(mark=editable, version=1, changes={"label": "car"})
+    assert Item.objects.get(id=draft.id).stale
