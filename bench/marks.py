@@ -9,7 +9,7 @@ WAL mode), under the two load models that matter:
 Clients log in as the workspace page does (a session cookie and a CSRF token); `--auth token` as
 scripts do. Baseline in the same run: GET /api/review/reasons/ (authentication, routing, JSON, no
 database write). With `--before REV`, the same measurements run against a checkout of REV too,
-in turn with this tree, so "before" and "after" come from one run on one machine.
+measurement by measurement with this tree, so "before" and "after" come from one run on one machine.
 Goal: open-loop p99 <= 50 ms at 8 annotators.
 
 Usage: python bench/marks.py [--seconds S] [--interval I] [--requests N] [--before REV]
@@ -18,6 +18,7 @@ Usage: python bench/marks.py [--seconds S] [--interval I] [--requests N] [--befo
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import multiprocessing
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -190,36 +192,51 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-def _measure(tree: Path, args: argparse.Namespace) -> list[str]:
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="skymark-bench-") as tmp:
-        setup = _prepare(tree, Path(tmp))
-        port = _free_port()
-        server = _serve(tree, Path(tmp), port)
-        auth = {args.auth: setup[args.auth]}
-        marks = setup["marks"]
-        try:
-            _run(port, auth, [], 8, n=20)  # warm every server process (imports, connections, caches)
-            for clients in (8, 50):
-                saves = _run(port, auth, marks, clients, seconds=args.seconds, interval=args.interval)
-                base = _run(port, auth, [], clients, seconds=args.seconds / 2, interval=args.interval)
-                rows.append(
-                    f"open   {clients:>3} annotators  saves {len(saves):>5}  p50 {_pct(saves, 0.5):6.1f}  "
-                    f"p99 {_pct(saves, 0.99):6.1f} ms   "
-                    f"baseline GET p50 {_pct(base, 0.5):5.1f}  p99 {_pct(base, 0.99):5.1f}"
-                )
-            began = time.perf_counter()
-            saves = _run(port, auth, marks, 8, n=args.requests)
-            rate = len(saves) / (time.perf_counter() - began)
-            base = _run(port, auth, [], 8, n=args.requests)
-            rows.append(
-                f"closed   8 clients     saves {len(saves):>5}  p50 {_pct(saves, 0.5):6.1f}  "
-                f"p99 {_pct(saves, 0.99):6.1f} ms   {rate:6.0f} saves/s   baseline GET p50 {_pct(base, 0.5):5.1f}"
-            )
-        finally:
-            server.terminate()
-            server.wait()
-    return rows
+@dataclass
+class Server:
+    name: str
+    port: int
+    auth: dict[str, str]
+    marks: list[int]
+
+
+def _open_row(server: Server, clients: int, args: argparse.Namespace) -> str:
+    saves = _run(server.port, server.auth, server.marks, clients, seconds=args.seconds, interval=args.interval)
+    base = _run(server.port, server.auth, [], clients, seconds=args.seconds / 2, interval=args.interval)
+    return (
+        f"open   {clients:>3} annotators  saves {len(saves):>5}  p50 {_pct(saves, 0.5):6.1f}  "
+        f"p99 {_pct(saves, 0.99):6.1f} ms   baseline GET p50 {_pct(base, 0.5):5.1f}  p99 {_pct(base, 0.99):5.1f}"
+    )
+
+
+def _closed_row(server: Server, args: argparse.Namespace) -> str:
+    began = time.perf_counter()
+    saves = _run(server.port, server.auth, server.marks, 8, n=args.requests)
+    rate = len(saves) / (time.perf_counter() - began)
+    base = _run(server.port, server.auth, [], 8, n=args.requests)
+    return (
+        f"closed   8 clients     saves {len(saves):>5}  p50 {_pct(saves, 0.5):6.1f}  "
+        f"p99 {_pct(saves, 0.99):6.1f} ms   {rate:6.0f} saves/s   baseline GET p50 {_pct(base, 0.5):5.1f}"
+    )
+
+
+def _measure(trees: list[tuple[str, Path]], args: argparse.Namespace) -> None:
+    """Every tree gets its own data folder and server; each measurement then runs on one tree after
+    the other, so a change in the machine's load falls on both rather than on one."""
+    with contextlib.ExitStack() as stack:
+        servers = []
+        for name, tree in trees:
+            data = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="skymark-bench-")))
+            setup = _prepare(tree, data)
+            port = _free_port()
+            process = _serve(tree, data, port)
+            stack.callback(lambda p=process: (p.terminate(), p.wait()))
+            servers.append(Server(name, port, {args.auth: setup[args.auth]}, setup["marks"]))
+            _run(port, servers[-1].auth, [], 8, n=20)  # warm every server process (imports, connections, caches)
+        steps = [lambda s, c=c: _open_row(s, c, args) for c in (8, 50)] + [lambda s: _closed_row(s, args)]
+        for step in steps:
+            for server in servers:
+                print(f"{server.name:<22} {step(server)}", flush=True)
 
 
 def _checkout(rev: str, into: Path) -> Path:
@@ -244,10 +261,7 @@ def main() -> None:
         if args.before:
             trees.insert(0, (f"before ({args.before})", _checkout(args.before, Path(tmp) / "tree")))
         try:
-            for name, tree in trees:
-                print(f"-- {name}")
-                for row in _measure(tree, args):
-                    print(row, flush=True)
+            _measure(trees, args)
         finally:
             if args.before:
                 subprocess.run(["git", "worktree", "remove", "--force", str(Path(tmp) / "tree")], cwd=ROOT)
