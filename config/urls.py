@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
 from annotator.compiling import apis as compiling_apis
+from annotator.compiling import files as compiling_files
 from annotator.intake import apis as intake_apis
 from annotator.intake import views as intake_views
 from annotator.marking import apis as marking_apis
@@ -97,6 +98,7 @@ pages = [
     path("media/satellite/<int:image_id>", files.satellite_file, name="satellite-file"),
     path("media/satellite/<int:image_id>/tiles/<path:tile_path>", files.satellite_tile, name="satellite-tile"),
     path("media/keyframes/<int:video_id>/<int:index>.jpg", files.keyframe_file, name="keyframe-file"),
+    path("media/items/<int:item_id>/view/<str:name>", compiling_files.model_view_file, name="model-view-file"),
     path("django-admin/", admin.site.urls),
 ]
 

@@ -47,6 +47,22 @@ def items_visible(*, user: Any, qs: QuerySet[Item]) -> QuerySet[Item]:
     return qs.filter(author=user)
 
 
+def item_get_with_view(*, user: Any, item_id: int) -> Item:
+    """An item whose model view the user may see: admins any, authors their own, reviewers the
+    submitted ones (the view shows no key: it is what the reviewer answers from). 404 otherwise."""
+    qs = Item.objects.select_related("model_view", "scene__video")
+    roles = user_roles(user)
+    if ADMIN not in roles:
+        visible = Q(author=user)
+        if REVIEWER in roles:
+            visible |= Q(state__in=SUBMITTED_STATES)
+        qs = qs.filter(visible)
+    item = qs.filter(id=item_id).first()
+    if item is None:
+        raise Http404("no such item")
+    return item
+
+
 def scene_get_visible(*, user: Any, scene_id: int, qs: QuerySet[Scene] | None = None) -> Scene:
     """A scene the user may see (from `qs`, to choose what comes with it); 404 (not 403) for the
     rest, so ids do not leak."""

@@ -14,7 +14,7 @@ from annotator.models import Item
 def items_for_user(*, user: Any, scene_id: int | None = None) -> QuerySet[Item]:
     """Admins: all items; annotators: their own, with their review tallies."""
     qs = (
-        Item.objects.select_related("scene")
+        Item.objects.select_related("scene", "model_view")
         .prefetch_related("marks")
         .annotate(
             approvals=Count("reviews", filter=Q(reviews__decision="approve")),

@@ -1,10 +1,68 @@
-"""Output shape of compiled items."""
+"""Output shape of compiled items, with their model view and why a stale one is stale."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotator.models import Item
+from annotator.models import Item, ModelView
+
+
+def _file_url(item_id: int, name: str) -> str:
+    return reverse("model-view-file", args=[item_id, name])
+
+
+class ModelViewOutputSerializer(serializers.ModelSerializer):
+    """The files a model is given for the item, once rendered (urls are null before)."""
+
+    image_url = serializers.SerializerMethodField()
+    video_url = serializers.SerializerMethodField()
+    segment_s = serializers.SerializerMethodField()
+    options = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ModelView
+        fields = ["state", "progress", "error", "image_url", "video_url", "segment_s", "video_note", "options"]
+
+    def _done(self, view: ModelView) -> bool:
+        return view.state == ModelView.State.SUCCEEDED
+
+    def get_image_url(self, view: ModelView) -> str | None:
+        return _file_url(view.item_id, "view.jpg") if self._done(view) else None
+
+    def get_video_url(self, view: ModelView) -> str | None:
+        return _file_url(view.item_id, "video.mp4") if self._done(view) else None
+
+    def get_segment_s(self, view: ModelView) -> list[float] | None:
+        if view.segment_start_s is None or view.segment_end_s is None:
+            return None
+        return [view.segment_start_s, view.segment_end_s]
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_options(self, view: ModelView) -> list[dict[str, Any]]:
+        if not self._done(view):
+            return []
+        return [{"option": o["option"], "image_url": _file_url(view.item_id, f"option-{o['option']}.jpg")}
+                for o in view.option_images]  # fmt: skip
+
+
+def stale_reason(item: Item) -> str:
+    """Which marks changed or went since the item was compiled ("" when none did), from the
+    prefetched marks: no query per item."""
+    if not item.stale:
+        return ""
+    current = {m.id: m.version for m in item.marks.all()}
+    parts = []
+    for snap in item.provenance.get("marks", []):
+        version = current.get(snap["id"])
+        if version is None:
+            parts.append(f"mark #{snap['id']} ({snap['label']}) was deleted")
+        elif version != snap["version"]:
+            parts.append(f"mark #{snap['id']} ({snap['label']}) changed (version {snap['version']} → {version})")
+    return "; ".join(parts) or "a mark it was built from changed"
 
 
 class ItemOutputSerializer(serializers.ModelSerializer):
@@ -12,6 +70,9 @@ class ItemOutputSerializer(serializers.ModelSerializer):
     mark_ids = serializers.SerializerMethodField()
     approvals = serializers.IntegerField(read_only=True, default=0)
     rejections = serializers.IntegerField(read_only=True, default=0)
+    stale_reason = serializers.SerializerMethodField()
+    phrasing = serializers.SerializerMethodField()
+    model_view = serializers.SerializerMethodField()
 
     class Meta:
         model = Item
@@ -28,10 +89,34 @@ class ItemOutputSerializer(serializers.ModelSerializer):
             "seed",
             "mark_ids",
             "state",
+            "stale",
+            "stale_reason",
+            "replaced_by",
+            "phrasing",
+            "active_seconds",
             "approvals",
             "rejections",
+            "model_view",
             "created_at",
         ]
 
     def get_mark_ids(self, obj: Item) -> list[int]:
-        return sorted(m.id for m in obj.marks.all())
+        """In the order the item was compiled from (the parts it plays follow that order)."""
+        ordered = [m["id"] for m in obj.provenance.get("marks", [])]
+        current = {m.id for m in obj.marks.all()}
+        return [i for i in ordered if i in current] or sorted(current)
+
+    def get_stale_reason(self, obj: Item) -> str:
+        return stale_reason(obj)
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_phrasing(self, obj: Item) -> dict[str, Any] | None:
+        p = obj.provenance
+        if "phrasing_text" not in p:
+            return None
+        return {"id": p.get("phrasing_id"), "index": p.get("phrasing"), "text": p["phrasing_text"]}
+
+    @extend_schema_field(ModelViewOutputSerializer(allow_null=True))
+    def get_model_view(self, obj: Item) -> dict[str, Any] | None:
+        view = getattr(obj, "model_view", None)
+        return None if view is None else dict(ModelViewOutputSerializer(view).data)

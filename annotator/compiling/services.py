@@ -10,6 +10,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from annotator.compiling import lifecycle
+from annotator.compiling.modelview import model_view_create
 from annotator.compiling.qa import TemplateError, get_template
 from annotator.compiling.qa.base import default_seed, mark_snapshot
 from annotator.models import Item, Mark
@@ -40,7 +41,7 @@ def item_compile(*, user: Any, task: str, mark_ids: list[int], seed: int | None 
         "marks": [mark_snapshot(m) for m in marks],
         **compiled.provenance,
     }
-    return lifecycle.item_create_draft(
+    item = lifecycle.item_create_draft(
         marks=marks,
         scene=marks[0].scene,
         author=user,
@@ -53,3 +54,5 @@ def item_compile(*, user: Any, task: str, mark_ids: list[int], seed: int | None 
         seed=seed,
         provenance=provenance,
     )
+    model_view_create(item=item)
+    return item

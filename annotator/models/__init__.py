@@ -1,5 +1,6 @@
 """Tables and database constraints only; business rules live in services/."""
 
+from .compiling import ModelView, Phrasing
 from .marks import Item, Mark
 from .media import Keyframe, MediaJob, SatelliteImage, TelemetrySample, TelemetryTrack, Video
 from .scenes import Assignment, Scene
@@ -10,6 +11,8 @@ __all__ = [
     "Keyframe",
     "Mark",
     "MediaJob",
+    "ModelView",
+    "Phrasing",
     "SatelliteImage",
     "Scene",
     "TelemetrySample",

@@ -95,6 +95,12 @@ class Item(models.Model):
     # A mark it was compiled from changed (or went) since: it cannot be submitted or approved
     # until it is compiled again. Written only by annotator.compiling.lifecycle.
     stale = models.BooleanField(default=False)
+    # The item compiled again from the same marks to replace this one (a rejected or stale item
+    # stays as history; the annotator's list shows only what still needs them).
+    replaced_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # Seconds the author spent on the item with the workspace focused and in use (see the workspace's
+    # effort meter): what an item costs, shown per task on the effort page.
+    active_seconds = models.FloatField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -109,6 +115,7 @@ class Item(models.Model):
                 name="item_format_valid",
             ),
             models.CheckConstraint(condition=~Q(answer=""), name="item_answer_present"),
+            models.CheckConstraint(condition=Q(active_seconds__gte=0), name="item_active_seconds_nonneg"),
         ]
 
     def __str__(self) -> str:

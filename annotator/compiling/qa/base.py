@@ -38,14 +38,25 @@ class Template:
     needs: ClassVar[tuple[Need, ...]]
     # One sentence: how the key is worked out (shown to annotators and in the docs).
     derives: ClassVar[str]
+    # The roles whose marks the model view draws, named as the question names them. Marks whose
+    # geometry is the answer (a target's track, counted instances, the true option among lettered
+    # candidates) are never among them: drawn, they would give the key away.
+    shown_roles: ClassVar[tuple[str, ...]] = ()
 
     @property
     def label(self) -> str:
         return str(dict(Item.Task.choices)[self.task])
 
     def compile(self, marks: list[Mark], rng: random.Random) -> CompiledItem:
-        """The item these marks make; TemplateError names the first thing to add or fix."""
-        return self.build(self.roles(marks), rng)
+        """The item these marks make; TemplateError names the first thing to add or fix.
+        provenance["shown"] lists the marks the model view draws (see shown_roles)."""
+        roles = self.roles(marks)
+        item = self.build(roles, rng)
+        shown = [m.id for role in self.shown_roles for m in roles.all(role)]
+        for variant in (item, item.alternate):
+            if variant is not None:
+                variant.provenance["shown"] = shown
+        return item
 
     def build(self, roles: Roles, rng: random.Random) -> CompiledItem:
         raise NotImplementedError

@@ -43,6 +43,7 @@ class OcclusionAttribution(Template):
     name = "occlusion_attribution.v1"
     answer_format = Item.AnswerFormat.MULTIPLE_CHOICE
     needs = (Need("regions", REGION_KINDS, "two regions (polygons or ellipses)", (2, 2), facts=(OCCLUSION,)),)
+    shown_roles = ("regions",)
     derives = "The annotator's fact 'occlusion' on either region, read from the first region's side."
     phrasings = (
         "In the drone video, does the {a} block the view of the {b}, or the other way round?",

@@ -56,6 +56,7 @@ class RegionInteraction(Template):
         Need("target", TARGET_KINDS, "the target: its trajectory, or a point or ellipse", facts=(INTERACTION,)),
         Need("region", REGION_KINDS, "a region (polygon or ellipse)"),
     )
+    shown_roles = ("region",)
     derives = "A trajectory's contact with and closest approach to the region; otherwise the fact 'interaction'."
     phrasings = (
         "How does the {target} interact with the {region} marked on the satellite image during the video?",

@@ -46,6 +46,7 @@ class RegionReachability(YesNoTemplate):
         Need("target", TARGET_KINDS, "the target: its trajectory, or a point or ellipse", facts=(ACTION, REACHES)),
         Need("region", REGION_KINDS, "a region (polygon or ellipse)"),
     )
+    shown_roles = ("region",)
     derives = "For 'straight' on a trajectory, whether the ray along its last heading meets the region; else 'reaches'."
     phrasings = (
         "If the {target} {action}, will it reach the {region} marked on the satellite image?",

@@ -58,6 +58,7 @@ class RelativeDistance(Template):
         ),
         Need("region", REGION_KINDS, "a region (polygon or ellipse)"),
     )
+    shown_roles = ("region",)
     derives = (
         f"Distances from the target's interpolated positions at t1 and t2 to the region; ratio bands "
         f"{SAME_RATIO} and {MUCH_RATIO} give the grade."

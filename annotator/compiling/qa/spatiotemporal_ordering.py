@@ -34,6 +34,7 @@ class SpatiotemporalOrdering(Template):
     answer_format = Item.AnswerFormat.MULTIPLE_CHOICE
     needs = (Need("regions", REGION_KINDS, "three regions (polygons or ellipses) seen in the video", (3, 3),
                   facts=(FIRST_SEEN,)),)  # fmt: skip
+    shown_roles = ("regions",)
     derives = f"The regions sorted by first-seen time; sightings less than {ORDER_MIN_GAP_S} s apart are refused."
     phrasings = (
         "In what order do the {a}, the {b} and the {c} first appear in the drone video?",

@@ -19,6 +19,7 @@ class TargetVisibility(YesNoTemplate):
     task = Item.Task.TARGET_VISIBILITY
     name = "target_visibility.v2"
     needs = (Need("region", REGION_KINDS, "one region (polygon or ellipse)", facts=(VISIBLE,)),)
+    shown_roles = ("region",)
     derives = "The region's fact 'visible' (set by the annotator from the video) is the key."
     phrasings = (
         "Is the {region} outlined on the satellite image visible at any point in the drone video?",

@@ -46,6 +46,7 @@ class ZoneCounting(Template):
              facts=(CLASS, COUNT)),
         Need("instances", SPOT_KINDS, "optionally the counted objects as points or ellipses", (0, MAX_MARKS)),
     )  # fmt: skip
+    shown_roles = ("region",)
     derives = (
         "Instance marks of the class whose centre is inside the region at the region's time are counted; "
         "without instance marks the region's fact 'count' is the key."

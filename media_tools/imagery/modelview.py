@@ -1,0 +1,270 @@
+"""The satellite side of an item as a model is given it: the whole image with shapes drawn on it and
+named as the question names them, and one cropped image per lettered option.
+
+Paths and numbers in, files out (JPEG). Shapes are in the image's pixels (x right, y down) as marks
+store them: Point, LineString, Polygon, or Ellipse {center, radii, rotation in degrees}. Each shape
+gets a colour of its own with a dark halo, so it reads on bright and dark ground alike; a name tag
+sits beside it. A trajectory shows where it starts (a ring), where it goes (an arrowhead) and, when
+it is timed, its pace (dots at a quarter, half and three quarters of its time span), because wrong
+trajectory options may differ from the truth only in direction or in pace."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
+
+from media_tools.errors import MediaError
+
+XY = tuple[float, float]
+# Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
+PALETTE = ((230, 159, 0), (86, 180, 233), (0, 158, 115), (240, 228, 66), (204, 121, 167), (213, 94, 0), (0, 114, 178))
+HALO = (20, 20, 20)
+# The view is drawn at full extent; a larger image is scaled down to this longest side first, which
+# is still more than current vision-language models take in.
+MAX_VIEW_SIDE = 4096
+# Option images: the shape plus this share of its longer side around it, at least OPTION_MIN_SIDE px
+# of image each way, scaled to at most OPTION_MAX_SIDE.
+OPTION_CONTEXT = 0.6
+OPTION_MIN_SIDE = 160
+OPTION_MAX_SIDE = 768
+JPEG_QUALITY = 90
+PACE_FRACTIONS = (0.25, 0.5, 0.75)
+
+
+@dataclass(frozen=True)
+class Shape:
+    geometry: Mapping[str, Any]
+    name: str  # drawn beside it: "A", "parking lot", "building 2"
+    times: tuple[float, ...] = field(default=())  # a trajectory's vertex times, to show its pace
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """What was written: the size of the picture and the factor from image pixels to its pixels."""
+
+    width: int
+    height: int
+    scale: float
+
+
+def _open(src: Path, max_pixels: int) -> Image.Image:
+    if not src.is_file():
+        raise MediaError(f"{src.name}: file not found")
+    Image.MAX_IMAGE_PIXELS = None  # the caller's limit below applies instead of Pillow's warning
+    try:
+        with Image.open(src) as im:
+            if im.width * im.height > max_pixels:
+                raise MediaError(f"{src.name}: {im.width}×{im.height} px is over the {max_pixels:,} pixel limit")
+            return im.convert("RGB")
+    except (UnidentifiedImageError, OSError) as exc:
+        raise MediaError(f"{src.name}: cannot be read as an image ({exc.__class__.__name__})") from exc
+
+
+def _save(im: Image.Image, dst: Path) -> None:
+    """Written beside `dst` and renamed when complete, so a failure leaves no half file."""
+    partial = dst.with_name(f".{dst.name}.partial")
+    try:
+        # 4:4:4: thin coloured lines keep their colour (4:2:0 smears it into the ground).
+        im.save(partial, format="JPEG", quality=JPEG_QUALITY, optimize=True, subsampling=0)
+        os.replace(partial, dst)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def ellipse_points(geometry: Mapping[str, Any], n: int = 72) -> list[XY]:
+    """The outline of an Ellipse geometry, rotated clockwise on screen by `rotation` degrees (the
+    marks' convention: y grows downwards)."""
+    cx, cy = (float(v) for v in geometry["center"])
+    rx, ry = (float(v) for v in geometry["radii"])
+    t = math.radians(float(geometry.get("rotation", 0)))
+    out = []
+    for k in range(n):
+        a = 2 * math.pi * k / n
+        x, y = rx * math.cos(a), ry * math.sin(a)
+        out.append((cx + x * math.cos(t) - y * math.sin(t), cy + x * math.sin(t) + y * math.cos(t)))
+    return out
+
+
+def outline(geometry: Mapping[str, Any]) -> list[XY]:
+    """The points that draw a geometry (a closed ring is not repeated)."""
+    kind = geometry.get("type")
+    if kind == "Ellipse":
+        return ellipse_points(geometry)
+    coords: Any = geometry.get("coordinates")
+    if kind == "Point":
+        return [(float(coords[0]), float(coords[1]))]
+    if kind == "LineString":
+        return [(float(x), float(y)) for x, y in coords]
+    if kind == "Polygon":
+        ring = [(float(x), float(y)) for x, y in coords[0]]
+        return ring[:-1] if len(ring) > 1 and ring[0] == ring[-1] else ring
+    raise ValueError(f"cannot draw a {kind!r} geometry")
+
+
+def bounds(geometry: Mapping[str, Any]) -> tuple[float, float, float, float]:
+    pts = outline(geometry)
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+class _Pen:
+    """Line widths, marker sizes and the font, in proportion to the picture."""
+
+    def __init__(self, width: int, height: int):
+        side = min(width, height)
+        self.line = max(2, round(side / 360))
+        self.halo = self.line + max(2, self.line)
+        self.dot = max(4, round(side / 140))
+        self.font_size = max(12, round(side / 32))
+        self.font = ImageFont.load_default(size=self.font_size)
+
+
+def _tag(draw: ImageDraw.ImageDraw, pen: _Pen, at: XY, text: str, colour: tuple[int, int, int], size: XY) -> None:
+    """The name in a filled box with its top-left near `at`, kept inside the picture."""
+    left, top, right, bottom = draw.textbbox((0, 0), text, font=pen.font)
+    pad = max(2, pen.line)
+    w, h = right - left + 2 * pad, bottom - top + 2 * pad
+    x = min(max(0.0, at[0]), size[0] - w)
+    y = min(max(0.0, at[1]), size[1] - h)
+    draw.rectangle((x, y, x + w, y + h), fill=colour, outline=HALO, width=max(1, pen.line // 2))
+    draw.text((x + pad - left, y + pad - top), text, fill=HALO, font=pen.font)
+
+
+def pace_points(points: Sequence[XY], times: Sequence[float]) -> list[XY]:
+    """Where a timed track is at each share of its time span (linear between vertices)."""
+    if len(times) != len(points) or len(points) < 2 or times[-1] <= times[0]:
+        return []
+    out = []
+    for share in PACE_FRACTIONS:
+        t = times[0] + share * (times[-1] - times[0])
+        for i in range(1, len(times)):
+            if times[i] >= t:
+                span = times[i] - times[i - 1]
+                u = 0.0 if span <= 0 else (t - times[i - 1]) / span
+                (x0, y0), (x1, y1) = points[i - 1], points[i]
+                out.append((x0 + u * (x1 - x0), y0 + u * (y1 - y0)))
+                break
+    return out
+
+
+def _arrowhead(tip: XY, tail: XY, length: float) -> list[XY]:
+    angle = math.atan2(tip[1] - tail[1], tip[0] - tail[0])
+    return [tip] + [
+        (
+            tip[0] - length * math.cos(angle + s * math.radians(28)),
+            tip[1] - length * math.sin(angle + s * math.radians(28)),
+        )
+        for s in (-1, 1)
+    ]
+
+
+def _ring(draw: ImageDraw.ImageDraw, at: XY, r: float, colour: tuple[int, int, int], width: int) -> None:
+    draw.ellipse((at[0] - r, at[1] - r, at[0] + r, at[1] + r), outline=colour, width=width)
+
+
+def _draw_shape(draw: ImageDraw.ImageDraw, pen: _Pen, shape: Shape, colour: tuple[int, int, int], s: float) -> XY:
+    """Draw one shape scaled by `s`; returns where its name tag goes."""
+    kind = shape.geometry.get("type")
+    pts = [(x * s, y * s) for x, y in outline(shape.geometry)]
+    if kind == "Point":
+        (x, y), r = pts[0], float(pen.dot)
+        draw.ellipse((x - r - 2, y - r - 2, x + r + 2, y + r + 2), fill=HALO)
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=colour)
+        return x + r + pen.line, y + r
+    if kind == "LineString":
+        for width, ink in ((pen.halo, HALO), (pen.line, colour)):
+            draw.line(pts, fill=ink, width=width, joint="curve")
+        tail = next((p for p in reversed(pts[:-1]) if p != pts[-1]), pts[0])
+        if tail != pts[-1]:
+            head = _arrowhead(pts[-1], tail, 4 * pen.dot)
+            draw.polygon(head, fill=colour, outline=HALO, width=max(1, pen.line // 2))
+        _ring(draw, pts[0], 1.6 * pen.dot, HALO, pen.halo)
+        _ring(draw, pts[0], 1.6 * pen.dot, colour, pen.line)
+        for x, y in pace_points(pts, shape.times):
+            r = 0.7 * pen.dot
+            draw.ellipse((x - r - 1, y - r - 1, x + r + 1, y + r + 1), fill=HALO)
+            draw.ellipse((x - r, y - r, x + r, y + r), fill=colour)
+        return pts[0][0] + 2 * pen.dot, pts[0][1] + 2 * pen.dot
+    closed = [*pts, pts[0]]
+    for width, ink in ((pen.halo, HALO), (pen.line, colour)):
+        draw.line(closed, fill=ink, width=width, joint="curve")
+    x0, y0 = min(p[0] for p in pts), min(p[1] for p in pts)
+    return x0, y0 - pen.font_size - 4 * pen.line
+
+
+def _draw_all(im: Image.Image, shapes: Sequence[Shape], s: float, colours: Sequence[int]) -> None:
+    draw = ImageDraw.Draw(im)
+    pen = _Pen(im.width, im.height)
+    # Shapes first, then every tag, so no outline runs across a name.
+    tags = [
+        (_draw_shape(draw, pen, sh, PALETTE[c % len(PALETTE)], s), sh, c) for sh, c in zip(shapes, colours, strict=True)
+    ]
+    for at, sh, c in tags:
+        _tag(draw, pen, at, sh.name, PALETTE[c % len(PALETTE)], (im.width, im.height))
+
+
+def draw_view(
+    src: Path, dst: Path, shapes: Sequence[Shape], *, max_side: int = MAX_VIEW_SIDE, max_pixels: int = 400_000_000
+) -> Drawn:
+    """The whole image with every shape drawn and named, scaled down when a side is over `max_side`."""
+    im = _open(src, max_pixels)
+    s = min(1.0, max_side / max(im.width, im.height))
+    if s < 1.0:
+        im = im.resize((max(1, round(im.width * s)), max(1, round(im.height * s))), Image.Resampling.LANCZOS)
+    _draw_all(im, shapes, s, range(len(shapes)))
+    _save(im, dst)
+    return Drawn(im.width, im.height, s)
+
+
+def crop_box(geometry: Mapping[str, Any], width: int, height: int) -> tuple[int, int, int, int]:
+    """The part of the image an option shows: the shape with context around it on every side (a
+    share of its longer side, so a thin track still shows its surroundings), inside the image."""
+    x0, y0, x1, y1 = bounds(geometry)
+    margin = OPTION_CONTEXT * max(x1 - x0, y1 - y0)
+    w = min(max(x1 - x0 + 2 * margin, OPTION_MIN_SIDE), width)
+    h = min(max(y1 - y0 + 2 * margin, OPTION_MIN_SIDE), height)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    left = min(max(0.0, cx - w / 2), width - w)
+    top = min(max(0.0, cy - h / 2), height - h)
+    return round(left), round(top), round(left + w), round(top + h)
+
+
+def draw_option(
+    src: Path,
+    dst: Path,
+    shape: Shape,
+    *,
+    colour: int = 0,
+    max_side: int = OPTION_MAX_SIDE,
+    max_pixels: int = 400_000_000,
+) -> Drawn:
+    """One option as its own picture: the image around the shape, the shape drawn and named."""
+    im = _open(src, max_pixels)
+    left, top, right, bottom = crop_box(shape.geometry, im.width, im.height)
+    im = im.crop((left, top, right, bottom))
+    s = min(1.0, max_side / max(im.width, im.height))
+    if s < 1.0:
+        im = im.resize((max(1, round(im.width * s)), max(1, round(im.height * s))), Image.Resampling.LANCZOS)
+    moved = Shape(_shifted(shape.geometry, -left, -top), shape.name, shape.times)
+    _draw_all(im, [moved], s, [colour])
+    _save(im, dst)
+    return Drawn(im.width, im.height, s)
+
+
+def _shifted(geometry: Mapping[str, Any], dx: float, dy: float) -> dict[str, Any]:
+    kind = geometry.get("type")
+    if kind == "Ellipse":
+        cx, cy = geometry["center"]
+        return {**geometry, "center": [float(cx) + dx, float(cy) + dy]}
+    coords = geometry["coordinates"]
+    if kind == "Point":
+        return {**geometry, "coordinates": [float(coords[0]) + dx, float(coords[1]) + dy]}
+    if kind == "LineString":
+        return {**geometry, "coordinates": [[float(x) + dx, float(y) + dy] for x, y in coords]}
+    return {**geometry, "coordinates": [[[float(x) + dx, float(y) + dy] for x, y in ring] for ring in coords]}

@@ -1,0 +1,145 @@
+"""The model view: what each task draws (and never draws), the job that renders and stores it,
+and who may fetch its files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.files.storage import default_storage
+from PIL import Image
+
+from annotator.compiling.lifecycle import item_submit
+from annotator.compiling.modelview import model_view_render, view_plan
+from annotator.compiling.services import item_compile
+from annotator.models import Item, ModelView
+from tests.annotator.compiling.test_compile_each_task import CASES, Marks
+from tests.media_tools.test_probe import probed
+
+pytestmark = pytest.mark.django_db
+T = Item.Task
+
+
+def _compiled(annotator: Any, task: str, capture: Any, *, georef: dict | None = None) -> Item:
+    """Compile the task's case; the model view job runs when the transaction commits."""
+    marks, _ = CASES[task][0](Marks(annotator, georef=georef))
+    with capture(execute=True):
+        item = item_compile(user=annotator, task=task, mark_ids=[m.id for m in marks], seed=3)
+    return Item.objects.select_related("model_view").get(id=item.id)
+
+
+@pytest.mark.parametrize(
+    ("task", "drawn"),
+    [
+        (T.TARGET_VISIBILITY, ["pier"]),
+        (T.ZONE_COUNTING, ["parking lot"]),  # the counted cars would give the count away
+        (T.RELATIVE_DIRECTION, ["roundabout"]),  # the car's position is the answer
+        (T.REGION_INTERACTION, ["park"]),  # so is the cyclist's path
+        (T.SPATIOTEMPORAL_ORDERING, ["bridge", "tower", "lake"]),
+        (T.SCENE_ASSOCIATION, ["A", "B", "C", "D"]),  # the true region only as one of the letters
+        (T.EVENT_GEOLOCALIZATION, ["A", "B", "C", "D"]),
+        (T.TRAJECTORY_MATCHING, ["A", "B", "C", "D"]),
+    ],
+)
+def test_each_task_draws_what_its_question_names_and_nothing_that_gives_the_key_away(
+    annotator: Any, task: str, drawn: list[str]
+) -> None:
+    # given an item of the task
+    marks, _ = CASES[task][0](Marks(annotator))
+    item = item_compile(user=annotator, task=task, mark_ids=[m.id for m in marks], seed=3)
+    # when its model view is planned
+    plan = view_plan(item.provenance)
+    # then exactly the named marks and the lettered candidates are drawn, under the question's names
+    assert sorted(s.name for s in plan.shapes) == sorted(drawn)
+    lettered = "candidates" in item.provenance
+    assert [o for o, _, _ in plan.options] == (item.options if lettered else [])
+    assert plan.image_id == marks[0].satellite_image_id
+
+
+def test_the_segment_is_the_interval_the_item_is_about(annotator: Any) -> None:
+    marks, _ = CASES[T.SCENE_ASSOCIATION][0](Marks(annotator))
+    item = item_compile(user=annotator, task=T.SCENE_ASSOCIATION, mark_ids=[m.id for m in marks])
+    assert view_plan(item.provenance).segment == (0.5, 1.5)
+    marks, _ = CASES[T.TARGET_VISIBILITY][0](Marks(annotator))
+    item = item_compile(user=annotator, task=T.TARGET_VISIBILITY, mark_ids=[m.id for m in marks])
+    assert view_plan(item.provenance).segment is None
+
+
+def test_compiling_queues_the_view_and_the_job_stores_image_options_and_segment(
+    annotator: Any, celery_eager: None, django_capture_on_commit_callbacks: Any
+) -> None:
+    # given a Scene Association item compiled (the job runs on commit)
+    item = _compiled(annotator, T.SCENE_ASSOCIATION, django_capture_on_commit_callbacks)
+    view = item.model_view
+    # then the view is rendered: the whole image, one image per option, the 0.5-1.5 s segment
+    assert (view.state, view.progress, view.error) == ("succeeded", 100, "")
+    with default_storage.open(view.image.name) as fh, Image.open(fh) as im:
+        assert im.size == (200, 100)
+    assert [o["option"] for o in view.option_images] == ["A", "B", "C", "D"]
+    assert all(default_storage.exists(o["file"]) for o in view.option_images)
+    assert (view.segment_start_s, view.segment_end_s) == (0.5, 1.5)
+    assert probed(Path(default_storage.path(view.video.name))).frame_count == 10
+    # and rendering again changes nothing (the job is idempotent)
+    assert model_view_render(view_id=view.id) is False
+
+
+def test_an_item_about_the_whole_video_stores_no_copy_of_it(
+    annotator: Any, celery_eager: None, django_capture_on_commit_callbacks: Any
+) -> None:
+    item = _compiled(annotator, T.TARGET_VISIBILITY, django_capture_on_commit_callbacks)
+    view = item.model_view
+    assert view.state == "succeeded" and not view.video and view.segment_start_s is None
+    assert view.option_images == []
+
+
+def test_an_unreadable_image_fails_the_view_with_its_name_and_stores_nothing(
+    annotator: Any, celery_eager: None, django_capture_on_commit_callbacks: Any, media_files: Any
+) -> None:
+    # given an item whose satellite image file was damaged after it was drawn on
+    marks, _ = CASES[T.TARGET_VISIBILITY][0](Marks(annotator))
+    image = marks[0].satellite_image
+    with default_storage.open(image.file.name, "wb") as fh:
+        fh.write(b"no longer a picture")
+    before = media_files()
+    # when it is compiled
+    with django_capture_on_commit_callbacks(execute=True):
+        item = item_compile(user=annotator, task=T.TARGET_VISIBILITY, mark_ids=[marks[0].id])
+    # then the view failed, naming the file, and no file was left behind
+    view = ModelView.objects.get(item=item)
+    assert view.state == "failed" and view.error.startswith(image.file.name.rsplit("/", 1)[-1])
+    assert "cannot be read as an image" in view.error
+    assert media_files() == before
+
+
+def test_model_view_files_are_served_to_whoever_may_see_the_item(
+    annotator: Any, other_annotator: Any, reviewer: Any, admin: Any, api: Any,
+    celery_eager: None, django_capture_on_commit_callbacks: Any,
+) -> None:  # fmt: skip
+    # given a rendered Event Geo-localization item
+    item = _compiled(annotator, T.EVENT_GEOLOCALIZATION, django_capture_on_commit_callbacks)
+    body = api(annotator).get(f"/api/items/{item.id}/").json()
+    urls = body["model_view"]
+    assert urls["state"] == "succeeded" and urls["segment_s"] is None
+    assert [o["option"] for o in urls["options"]] == item.options
+    # then its author and admins get the image, the options and the video
+    for user in (annotator, admin):
+        client = api(user)
+        response = client.get(urls["image_url"])
+        assert response.status_code == 200 and response["Content-Type"] == "image/jpeg"
+        assert client.get(urls["options"][0]["image_url"]).status_code == 200
+        assert client.get(urls["video_url"]).status_code == 200
+    # others do not know it exists; a reviewer sees it once it is submitted
+    assert api(other_annotator).get(urls["image_url"]).status_code == 404
+    assert api(reviewer).get(urls["image_url"]).status_code == 404
+    item_submit(item=item)
+    assert api(reviewer).get(urls["image_url"]).status_code == 200
+    assert api(admin).get(f"/media/items/{item.id}/view/option-Z.jpg").status_code == 404
+
+
+def test_an_item_without_a_rendered_view_has_no_urls(annotator: Any, api: Any) -> None:
+    marks, _ = CASES[T.TARGET_VISIBILITY][0](Marks(annotator))
+    item = item_compile(user=annotator, task=T.TARGET_VISIBILITY, mark_ids=[marks[0].id])
+    body = api(annotator).get(f"/api/items/{item.id}/").json()
+    assert body["model_view"]["state"] == "pending" and body["model_view"]["image_url"] is None
+    assert api(annotator).get(f"/media/items/{item.id}/view/view.jpg").status_code == 404

@@ -1,0 +1,149 @@
+"""media_tools.imagery.modelview: the satellite image as a model is shown it, every shape drawn
+where it is and named, and each image option cut out around its shape."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from media_tools import MediaError
+from media_tools.imagery import Shape, draw_option, draw_view
+from media_tools.imagery.modelview import PALETTE, crop_box, pace_points
+
+GREY = 90
+
+
+def _grey(tmp_path: Path, width: int = 400, height: int = 300) -> Path:
+    path = tmp_path / "sat.png"
+    Image.new("RGB", (width, height), (GREY, GREY, GREY)).save(path)
+    return path
+
+
+def _pixels(path: Path) -> np.ndarray:
+    with Image.open(path) as im:
+        return np.asarray(im.convert("RGB")).astype(int)
+
+
+def _near(px: np.ndarray, colour: tuple[int, int, int], tol: int = 40) -> bool:
+    return bool(np.abs(px - np.array(colour)).max() <= tol)
+
+
+def _box(x0: float, y0: float, x1: float, y1: float) -> dict:
+    return {"type": "Polygon", "coordinates": [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]]}
+
+
+def test_the_view_keeps_the_whole_image_and_draws_each_shape_in_its_colour(tmp_path: Path) -> None:
+    # given a plain image and three shapes
+    shapes = [
+        Shape(_box(50, 100, 150, 200), "parking lot"),
+        Shape({"type": "Point", "coordinates": [300, 60]}, "A"),
+        Shape({"type": "Ellipse", "center": [300, 220], "radii": [40, 20], "rotation": 0}, "tower"),
+    ]
+    # when the view is drawn
+    drawn = draw_view(_grey(tmp_path), tmp_path / "view.jpg", shapes)
+    px = _pixels(tmp_path / "view.jpg")
+    # then the picture is the whole image, unscaled
+    assert (drawn.width, drawn.height, drawn.scale) == (400, 300, 1.0) and px.shape == (300, 400, 3)
+    # each shape in its own colour where it lies: the polygon's left edge, the point, the ellipse's right end
+    assert _near(px[150, 50], PALETTE[0])
+    assert _near(px[60, 300], PALETTE[1])
+    assert _near(px[220, 340], PALETTE[2])
+    # inside the polygon and in an empty corner, the image is untouched
+    assert _near(px[150, 100], (GREY,) * 3, 8) and _near(px[290, 10], (GREY,) * 3, 8)
+
+
+def test_each_shape_gets_a_name_tag_in_its_colour(tmp_path: Path) -> None:
+    # given one region
+    draw_view(_grey(tmp_path), tmp_path / "view.jpg", [Shape(_box(100, 150, 300, 250), "parking lot")])
+    px = _pixels(tmp_path / "view.jpg")
+    # then above its top-left corner a box of its colour holds dark text
+    tag = px[100:150, 100:300]
+    filled = np.all(np.abs(tag - np.array(PALETTE[0])) <= 40, axis=2)
+    dark = np.all(tag < 60, axis=2)
+    assert filled.sum() > 500 and dark.sum() > 50
+
+
+def test_a_large_image_is_scaled_down_with_its_shapes(tmp_path: Path) -> None:
+    # given an image twice as large as the limit
+    src = _grey(tmp_path, 800, 400)
+    # when drawn with a 400 px limit
+    drawn = draw_view(
+        src, tmp_path / "view.jpg", [Shape({"type": "Point", "coordinates": [600, 200]}, "A")], max_side=400
+    )
+    # then it is halved, and the point drawn at half its coordinates
+    assert (drawn.width, drawn.height, drawn.scale) == (400, 200, 0.5)
+    assert _near(_pixels(tmp_path / "view.jpg")[100, 300], PALETTE[0])
+
+
+def test_a_trajectory_shows_where_it_starts_ends_and_its_pace(tmp_path: Path) -> None:
+    # given a straight timed track that is slow at first, then fast
+    track = {"type": "LineString", "coordinates": [[40, 150], [200, 150], [360, 150]]}
+    shape = Shape(track, "B", times=(0.0, 6.0, 8.0))
+    # then its pace dots crowd in the first half: at 2, 4 and 6 s of its 8 s
+    dots = pace_points([(40, 150), (200, 150), (360, 150)], shape.times)
+    assert [round(x) for x, _ in dots] == [93, 147, 200]
+    # when drawn, the line carries the colour and the arrowhead widens at the end
+    draw_view(_grey(tmp_path), tmp_path / "view.jpg", [shape])
+    px = _pixels(tmp_path / "view.jpg")
+    assert _near(px[150, 100], PALETTE[0])
+    head = np.all(np.abs(px[130:170, 330:360] - np.array(PALETTE[0])) <= 40, axis=2).sum()
+    tail = np.all(np.abs(px[130:170, 100:130] - np.array(PALETTE[0])) <= 40, axis=2).sum()
+    assert head > 2 * tail
+
+
+def test_pace_differs_between_a_track_and_its_time_warp() -> None:
+    points = [(0.0, 0.0), (100.0, 0.0)]
+    even = pace_points(points, (0.0, 10.0))
+    assert [x for x, _ in even] == [25.0, 50.0, 75.0]
+    assert pace_points(points, ()) == [] and pace_points(points, (3.0, 3.0)) == []
+
+
+def test_an_option_is_the_image_around_its_shape(tmp_path: Path) -> None:
+    # given a 1000 x 800 image with a gradient, and a small region near its right edge
+    src = tmp_path / "sat.png"
+    ramp = np.tile(np.linspace(0, 255, 1000, dtype=np.uint8), (800, 1))
+    Image.fromarray(np.dstack([ramp] * 3)).save(src)
+    region = _box(900, 380, 980, 420)
+    # when its option image is drawn
+    drawn = draw_option(src, tmp_path / "A.jpg", Shape(region, "A"))
+    # then it is the region with context around it, pushed inside the image
+    left, top, right, bottom = crop_box(region, 1000, 800)
+    assert right == 1000 and left < 900 - 40 and top < 380 - 40 and bottom > 420 + 40
+    assert (drawn.width, drawn.height) == (right - left, bottom - top)
+    # and the region is drawn at its place in the crop
+    assert _near(_pixels(tmp_path / "A.jpg")[400 - top, 900 - left], PALETTE[0])
+
+
+def test_an_option_of_a_long_track_shows_all_of_it(tmp_path: Path) -> None:
+    track = {"type": "LineString", "coordinates": [[20, 200], [380, 220]]}
+    assert crop_box(track, 400, 300) == (0, 0, 400, 300)
+
+
+def test_an_option_never_exceeds_its_size_limit(tmp_path: Path) -> None:
+    src = _grey(tmp_path, 400, 300)
+    drawn = draw_option(src, tmp_path / "A.jpg", Shape(_box(10, 10, 390, 290), "A"), max_side=100)
+    assert max(drawn.width, drawn.height) == 100
+
+
+def test_a_real_aerial_photo_is_drawn(testdata: Path, tmp_path: Path) -> None:
+    src = testdata / "satellite/opencv_aero1_oblique_aerial.jpg"
+    with Image.open(src) as im:
+        size = im.size
+    drawn = draw_view(src, tmp_path / "view.jpg", [Shape(_box(20, 20, 120, 90), "field")])
+    assert (drawn.width, drawn.height) == size
+
+
+def test_what_is_not_an_image_is_refused_by_name_and_leaves_nothing(tmp_path: Path) -> None:
+    src = tmp_path / "sat.png"
+    src.write_text("not an image")
+    with pytest.raises(MediaError, match=r"^sat\.png: cannot be read as an image"):
+        draw_view(src, tmp_path / "view.jpg", [])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sat.png"]
+
+
+def test_an_image_over_the_pixel_limit_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(MediaError, match="pixel limit"):
+        draw_view(_grey(tmp_path), tmp_path / "view.jpg", [], max_pixels=1000)
