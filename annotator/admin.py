@@ -1,9 +1,22 @@
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
-from annotator.models import Assignment, Item, Keyframe, Mark, MediaJob, SatelliteImage, Scene, Video
+from annotator.compiling.phrasings import phrasing_check
+from annotator.models import (
+    Assignment,
+    Item,
+    Keyframe,
+    Mark,
+    MediaJob,
+    ModelView,
+    Phrasing,
+    SatelliteImage,
+    Scene,
+    Video,
+)
 
 admin.site.register([Video, SatelliteImage, Keyframe, Assignment, Mark])
 
@@ -24,7 +37,7 @@ class ItemAdmin(admin.ModelAdmin):
     """Items change state only through the item lifecycle (annotator/compiling/lifecycle.py), and
     their keys and provenance only by compiling again: the admin shows them read-only."""
 
-    list_display = ["id", "task", "scene", "author", "state", "stale"]
+    list_display = ["id", "task", "scene", "author", "state", "stale", "active_seconds"]
     list_filter = ["task", "state", "stale"]
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -32,3 +45,40 @@ class ItemAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(ModelView)
+class ModelViewAdmin(admin.ModelAdmin):
+    list_display = ["item", "state", "progress", "video_note", "error"]
+    list_filter = ["state"]
+    readonly_fields = ["item", "image", "video", "option_images", "segment_start_s", "segment_end_s", "attempts"]
+
+
+class PhrasingForm(forms.ModelForm):
+    class Meta:
+        model = Phrasing
+        fields = ["task", "polarity", "text", "enabled"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not self.instance.builtin and data.get("task") and data.get("polarity") and data.get("text"):
+            phrasing_check(task=data["task"], polarity=data["polarity"], text=data["text"])
+        return data
+
+
+@admin.register(Phrasing)
+class PhrasingAdmin(admin.ModelAdmin):
+    """Admins add phrasings and disable any; built-in ones (from the templates) keep their text."""
+
+    form = PhrasingForm
+    list_display = ["text", "task", "polarity", "enabled", "builtin"]
+    list_editable = ["enabled"]
+    list_filter = ["task", "polarity", "enabled", "builtin"]
+    search_fields = ["text"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Phrasing | None = None) -> list[str]:
+        return ["task", "polarity", "text", "builtin"] if obj is not None and obj.builtin else ["builtin"]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Phrasing | None = None) -> bool:
+        # Items record the phrasing they used; built-in ones are disabled, never deleted.
+        return super().has_delete_permission(request, obj) and not (obj is not None and obj.builtin)

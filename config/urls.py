@@ -53,8 +53,17 @@ api = [
     path("api/marks/<int:mark_id>/", marking_apis.MarkDetailApi.as_view(), name="api-mark"),
     # compiling
     path("api/items/", compiling_apis.ItemListApi.as_view(), name="api-items"),
+    path("api/items/check/", compiling_apis.ItemCheckApi.as_view(), name="api-items-check"),
+    path("api/items/preview/", compiling_apis.ItemPreviewApi.as_view(), name="api-items-preview"),
     path("api/items/<int:item_id>/", compiling_apis.ItemDetailApi.as_view(), name="api-item"),
     path("api/items/<int:item_id>/submit/", compiling_apis.ItemSubmitApi.as_view(), name="api-item-submit"),
+    path("api/items/<int:item_id>/recompile/", compiling_apis.ItemRecompileApi.as_view(), name="api-item-recompile"),
+    path("api/items/<int:item_id>/effort/", compiling_apis.ItemEffortApi.as_view(), name="api-item-effort"),
+    path(
+        "api/scenes/<int:scene_id>/items/compile-all/",
+        compiling_apis.SceneCompileAllApi.as_view(),
+        name="api-scene-compile-all",
+    ),
     # reviewing
     path("api/review/queue/", reviewing_apis.ReviewQueueApi.as_view(), name="api-review-queue"),
     path("api/review/items/<int:item_id>/", reviewing_apis.ReviewItemApi.as_view(), name="api-review-item"),

@@ -1,4 +1,5 @@
-"""REST API of compiled items: list, compile, submit."""
+"""REST API of compiled items: list, compile (one, or all a scene's marks allow), check which tasks
+the selected marks can make, preview, submit, compile again, and report active time."""
 
 from __future__ import annotations
 
@@ -12,17 +13,34 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAdmin, IsAnnotator, IsAuthor
+from annotator.access.scopes import scene_get_visible
 from annotator.compiling import lifecycle, selectors
+from annotator.compiling.batch import items_compile_all
+from annotator.compiling.checks import item_preview, tasks_check
 from annotator.compiling.serializers import ItemOutputSerializer
-from annotator.compiling.services import item_compile
+from annotator.compiling.services import MAX_EFFORT_REPORT_S, item_compile, item_effort_add, item_recompile
 from annotator.models import Item
+
+MarkIds = serializers.ListField(child=serializers.IntegerField(), min_length=1, max_length=100)
+
+
+def _seconds(required: bool = False) -> serializers.FloatField:
+    """Active time the workspace measured since its last report (see static/js/workspace/effort.js)."""
+    if required:
+        return serializers.FloatField(min_value=0, max_value=MAX_EFFORT_REPORT_S)
+    return serializers.FloatField(required=False, default=0.0, min_value=0, max_value=MAX_EFFORT_REPORT_S)
+
+
+def _item(request: Request, item_id: int) -> dict[str, Any]:
+    return dict(ItemOutputSerializer(selectors.item_get(user=request.user, item_id=item_id)).data)
 
 
 class ItemListApi(APIView):
     class ItemCompileInputSerializer(serializers.Serializer):
         task = serializers.ChoiceField(choices=Item.Task.choices)
-        mark_ids = serializers.ListField(child=serializers.IntegerField(), min_length=1)
+        mark_ids = MarkIds
         seed = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+        active_seconds = _seconds()
 
     def get_permissions(self) -> list[Any]:
         if self.request.method == "POST":
@@ -31,12 +49,17 @@ class ItemListApi(APIView):
 
     @extend_schema(responses=ItemOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
+        """`?scene=ID` narrows to a scene; `?open=1` to the drafts and rejected items not replaced yet."""
         if not (IsAdmin | IsAnnotator)().has_permission(request, self):
             self.permission_denied(request, message="reviewers see items through the review queue")
         scene_id = request.query_params.get("scene", "")
         if scene_id and not scene_id.isdigit():
             return Response({"scene": ["a scene id is a number"]}, status=status.HTTP_400_BAD_REQUEST)
-        items = selectors.items_for_user(user=request.user, scene_id=int(scene_id) if scene_id else None)
+        items = selectors.items_for_user(
+            user=request.user,
+            scene_id=int(scene_id) if scene_id else None,
+            open_only=request.query_params.get("open") == "1",
+        )
         return Response(ItemOutputSerializer(items, many=True).data)
 
     @extend_schema(request=ItemCompileInputSerializer, responses=ItemOutputSerializer)
@@ -44,24 +67,107 @@ class ItemListApi(APIView):
         data = self.ItemCompileInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         item = item_compile(user=request.user, **data.validated_data)
-        return Response(
-            ItemOutputSerializer(selectors.item_get(user=request.user, item_id=item.id)).data,
-            status=status.HTTP_201_CREATED,
-        )
+        return Response(_item(request, item.id), status=status.HTTP_201_CREATED)
+
+
+class ItemCheckApi(APIView):
+    """Which tasks the marks (in this order) can make, and for the others what is missing."""
+
+    permission_classes = [IsAuthenticated, IsAnnotator]
+
+    class InputSerializer(serializers.Serializer):
+        mark_ids = serializers.ListField(child=serializers.IntegerField(), max_length=100)
+
+    @extend_schema(request=InputSerializer, responses=serializers.DictField())
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response({"tasks": tasks_check(user=request.user, **data.validated_data)})
+
+
+class ItemPreviewApi(APIView):
+    """The item these marks would make, with its model view, without saving anything."""
+
+    permission_classes = [IsAuthenticated, IsAnnotator]
+
+    @extend_schema(request=ItemListApi.ItemCompileInputSerializer, responses=serializers.DictField())
+    def post(self, request: Request) -> Response:
+        data = ItemListApi.ItemCompileInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = {k: v for k, v in data.validated_data.items() if k != "active_seconds"}
+        return Response(item_preview(user=request.user, **fields))
+
+
+class SceneCompileAllApi(APIView):
+    """Compile every new item the user's marks on the scene allow, keys balanced per task."""
+
+    permission_classes = [IsAuthenticated, IsAnnotator]
+
+    class InputSerializer(serializers.Serializer):
+        seed = serializers.IntegerField(required=False, default=0, min_value=0)
+        active_seconds = _seconds()
+
+    @extend_schema(request=InputSerializer, responses=serializers.DictField())
+    def post(self, request: Request, scene_id: int) -> Response:
+        scene_get_visible(user=request.user, scene_id=scene_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = items_compile_all(user=request.user, scene_id=scene_id, **data.validated_data)
+        items = selectors.items_for_user(user=request.user).filter(id__in=[it.id for it in result.items])
+        tally = [{"task": task, **vars(t)} for task, t in sorted(result.tally.items())]
+        body = {"items": ItemOutputSerializer(items, many=True).data, "tasks": tally, "truncated": result.truncated}
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class ItemDetailApi(APIView):
     @extend_schema(responses=ItemOutputSerializer)
     def get(self, request: Request, item_id: int) -> Response:
-        return Response(ItemOutputSerializer(selectors.item_get(user=request.user, item_id=item_id)).data)
+        return Response(_item(request, item_id))
+
+
+class EffortInputSerializer(serializers.Serializer):
+    active_seconds = _seconds()
 
 
 class ItemSubmitApi(APIView):
     permission_classes = [IsAuthenticated, IsAnnotator, IsAuthor]
 
-    @extend_schema(request=None, responses=ItemOutputSerializer)
+    @extend_schema(request=EffortInputSerializer, responses=ItemOutputSerializer)
     def post(self, request: Request, item_id: int) -> Response:
+        data = EffortInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
         item = selectors.item_get(user=request.user, item_id=item_id)
         self.check_object_permissions(request, item)
         item = lifecycle.item_submit(item=item)
-        return Response(ItemOutputSerializer(selectors.item_get(user=request.user, item_id=item.id)).data)
+        if data.validated_data["active_seconds"]:
+            item_effort_add(user=request.user, item_id=item.id, seconds=data.validated_data["active_seconds"])
+        return Response(_item(request, item.id))
+
+
+class ItemRecompileApi(APIView):
+    """A fresh draft of the same task from the item's marks, in the same order, as they are now."""
+
+    permission_classes = [IsAuthenticated, IsAnnotator]
+
+    @extend_schema(request=EffortInputSerializer, responses=ItemOutputSerializer)
+    def post(self, request: Request, item_id: int) -> Response:
+        data = EffortInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        item = item_recompile(user=request.user, item_id=item_id, **data.validated_data)
+        return Response(_item(request, item.id), status=status.HTTP_201_CREATED)
+
+
+class ItemEffortApi(APIView):
+    """Add active time (seconds the workspace was focused and in use) to one of the user's items."""
+
+    permission_classes = [IsAuthenticated, IsAnnotator]
+
+    class InputSerializer(serializers.Serializer):
+        seconds = _seconds(required=True)
+
+    @extend_schema(request=InputSerializer, responses=ItemOutputSerializer)
+    def post(self, request: Request, item_id: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        item_effort_add(user=request.user, item_id=item_id, **data.validated_data)
+        return Response(_item(request, item_id))

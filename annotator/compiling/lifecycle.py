@@ -4,6 +4,9 @@ staleness goes through this module, whichever app asks (compiling, marking, revi
     draft --submit--> in_review --approve--> approved
                           \\------reject---> rejected
 
+- An open item (a draft, or a rejected item) is *replaced* when it is compiled again: a draft goes
+  (it could never be submitted now), a rejected item stays as history with `replaced_by` set.
+
 - A mark is *locked* while an item in review or approved uses it (`Mark.locked`, recomputed
   here at every transition); the autosave UPDATE, deletion, the API and the page read that flag.
 - An item is *stale* when a mark it was compiled from has changed or gone since: the provenance
@@ -99,6 +102,24 @@ def items_release_mark(*, mark_id: int) -> None:
     it stay (their reviews are history) but become stale. Call inside the deleting transaction."""
     Item.objects.filter(marks=mark_id, state=S.DRAFT).delete()
     items_invalidate_for_mark(mark_id=mark_id)
+
+
+def item_check_replaceable(*, item: Item) -> None:
+    """Only the author's open items, not yet replaced, are compiled again; in review and approved
+    ones hold their marks as they are."""
+    if item.state not in OPEN_STATES:
+        raise Conflict(f"the item is {_state_name(item.state)}; only drafts and rejected items are compiled again")
+    if item.replaced_by_id is not None:
+        raise Conflict(f"this item was compiled again already, as {Item.uid_for(item.replaced_by_id)}")
+
+
+def item_replace(*, old: Item, new: Item) -> None:
+    """`new` was compiled from `old`'s marks to replace it. Call inside the compiling transaction."""
+    item_check_replaceable(item=old)
+    if old.state == S.DRAFT:
+        old.delete()
+    else:
+        Item.objects.filter(id=old.id).update(replaced_by=new)
 
 
 def item_create_draft(*, marks: list[Mark], **fields: Any) -> Item:

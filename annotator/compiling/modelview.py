@@ -190,6 +190,13 @@ def stored_names(view: ModelView) -> list[str]:
     return [n for n in names if n]
 
 
+def model_view_files_delete(sender: Any, instance: ModelView, **kwargs: Any) -> None:
+    """post_delete: the view's files go once the deletion commits."""
+    names = stored_names(instance)
+    if names:
+        transaction.on_commit(lambda: delete_quietly(names))
+
+
 def _finish(view_id: int, *, fields: dict[str, Any]) -> None:
     """Point the row at the new files; the files of an earlier rendering go once that commits."""
     with transaction.atomic():

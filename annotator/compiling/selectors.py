@@ -8,11 +8,13 @@ from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from annotator.access.scopes import items_visible
+from annotator.compiling.lifecycle import OPEN_STATES
 from annotator.models import Item
 
 
-def items_for_user(*, user: Any, scene_id: int | None = None) -> QuerySet[Item]:
-    """Admins: all items; annotators: their own, with their review tallies."""
+def items_for_user(*, user: Any, scene_id: int | None = None, open_only: bool = False) -> QuerySet[Item]:
+    """Admins: all items; annotators: their own, with their review tallies. `open_only`: the drafts
+    and rejected items still the author's to fix (not replaced by a recompiled one)."""
     qs = (
         Item.objects.select_related("scene", "model_view")
         .prefetch_related("marks")
@@ -23,6 +25,8 @@ def items_for_user(*, user: Any, scene_id: int | None = None) -> QuerySet[Item]:
     )
     if scene_id is not None:
         qs = qs.filter(scene_id=scene_id)
+    if open_only:
+        qs = qs.filter(state__in=OPEN_STATES, replaced_by__isnull=True)
     return items_visible(user=user, qs=qs)
 
 

@@ -1,58 +1,138 @@
-"""QA items: compile a draft from marks through a task's template. State changes after that
-(submit, approve, reject, staleness) belong to annotator.compiling.lifecycle."""
+"""QA items: compile a draft from marks through a task's template, compile one again from its marks'
+current versions, record the time spent on it. State changes (submit, approve, reject, staleness,
+replacing) belong to annotator.compiling.lifecycle."""
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import F
+from django.http import Http404
 
 from annotator.compiling import lifecycle
 from annotator.compiling.modelview import model_view_create
-from annotator.compiling.qa import TemplateError, get_template
+from annotator.compiling.phrasings import phrasebook_load
+from annotator.compiling.qa import CompiledItem, Template, TemplateError, get_template
 from annotator.compiling.qa.base import default_seed, mark_snapshot
+from annotator.compiling.qa.wording import using_phrasebook
 from annotator.models import Item, Mark
 
+# One request may add at most this much active time to an item: the workspace sends what it
+# measured since its last report, and a larger figure is a clock or a client gone wrong.
+MAX_EFFORT_REPORT_S = 4 * 3600
 
-@transaction.atomic
-def item_compile(*, user: Any, task: str, mark_ids: list[int], seed: int | None = None) -> Item:
-    """Build a draft item from the user's own marks of one scene. Raises ValidationError with the
-    field the annotator must fix."""
+
+@dataclass(frozen=True)
+class Compiled:
+    """An item compiled in memory: what item_save stores, or what a preview shows."""
+
+    template: Template
+    seed: int
+    marks: list[Mark]
+    item: CompiledItem
+
+
+def marks_for_item(*, user: Any, mark_ids: list[int]) -> list[Mark]:
+    """The user's own marks of one scene, in the order given (templates match parts in that order)."""
     marks = list(Mark.objects.select_related("scene", "satellite_image").filter(id__in=mark_ids))
     if len(marks) != len(set(mark_ids)) or not marks:
         raise ValidationError({"mark_ids": "unknown mark id(s)"})
-    # Templates match marks to their parts (target, region, ...) in the order the annotator gave.
     marks.sort(key=lambda m: mark_ids.index(m.id))
     if any(m.author_id != user.id for m in marks):
         raise PermissionDenied("items are compiled from your own marks")
     if len({m.scene_id for m in marks}) != 1:
         raise ValidationError({"mark_ids": "all marks of an item come from one scene"})
+    return marks
+
+
+def compile_marks(*, task: str, marks: list[Mark], seed: int | None = None) -> Compiled:
+    """The item these marks make, phrased from the enabled phrasings. Nothing is written. Raises
+    ValidationError with the field the annotator must fix."""
     try:
         template = get_template(task)
         seed = default_seed(marks, task) if seed is None else seed
-        compiled = template.compile(marks, random.Random(seed))
+        with using_phrasebook(phrasebook_load(task=task)):
+            compiled = template.compile(marks, random.Random(seed))
     except TemplateError as exc:
         raise ValidationError({exc.field: str(exc)}) from exc
-    provenance = {
-        "template": template.name,
-        "seed": seed,
-        "marks": [mark_snapshot(m) for m in marks],
-        **compiled.provenance,
-    }
-    item = lifecycle.item_create_draft(
-        marks=marks,
-        scene=marks[0].scene,
+    return Compiled(template, seed, marks, compiled)
+
+
+def item_save(*, user: Any, compiled: Compiled, active_seconds: float = 0.0, **provenance: Any) -> Item:
+    """Store a compiled item as a draft and queue its model view. `provenance` adds keys (what it
+    replaces, how a batch balanced it)."""
+    c, item = compiled, compiled.item
+    draft = lifecycle.item_create_draft(
+        marks=c.marks,
+        scene=c.marks[0].scene,
         author=user,
-        task=task,
-        question=compiled.question,
-        options=compiled.options,
-        answer=compiled.answer,
-        answer_format=compiled.answer_format,
-        template=template.name,
-        seed=seed,
-        provenance=provenance,
+        task=c.template.task,
+        question=item.question,
+        options=item.options,
+        answer=item.answer,
+        answer_format=item.answer_format,
+        template=c.template.name,
+        seed=c.seed,
+        provenance={
+            "template": c.template.name,
+            "seed": c.seed,
+            "marks": [mark_snapshot(m) for m in c.marks],
+            **item.provenance,
+            **provenance,
+        },
+        active_seconds=_effort(active_seconds),
     )
-    model_view_create(item=item)
-    return item
+    model_view_create(item=draft)
+    return draft
+
+
+@transaction.atomic
+def item_compile(
+    *, user: Any, task: str, mark_ids: list[int], seed: int | None = None, active_seconds: float = 0.0
+) -> Item:
+    """Build a draft item from the user's own marks of one scene; `active_seconds` is the time the
+    annotator spent making it. Raises ValidationError with the field the annotator must fix."""
+    marks = marks_for_item(user=user, mark_ids=mark_ids)
+    return item_save(
+        user=user, compiled=compile_marks(task=task, marks=marks, seed=seed), active_seconds=active_seconds
+    )
+
+
+@transaction.atomic
+def item_recompile(*, user: Any, item_id: int, active_seconds: float = 0.0) -> Item:
+    """A fresh draft of the same task from the same marks, in the same order, at their current
+    versions (so with the seed those give); the old item is replaced (lifecycle.item_replace)."""
+    old = Item.objects.select_for_update().filter(id=item_id, author=user).first()
+    if old is None:
+        raise Http404("no such item")
+    lifecycle.item_check_replaceable(item=old)
+    mark_ids = [m["id"] for m in old.provenance.get("marks", [])]
+    present = set(Mark.objects.filter(id__in=mark_ids).values_list("id", flat=True))
+    gone = [f"#{i}" for i in mark_ids if i not in present]
+    if gone:
+        raise ValidationError(
+            {"mark_ids": f"mark {', '.join(gone)} of this item was deleted; select other marks and compile a new item"}
+        )
+    compiled = compile_marks(task=old.task, marks=marks_for_item(user=user, mark_ids=mark_ids))
+    new = item_save(user=user, compiled=compiled, active_seconds=active_seconds, recompiled_from=old.id)
+    lifecycle.item_replace(old=old, new=new)
+    return new
+
+
+def _effort(seconds: float) -> float:
+    if not 0 <= seconds <= MAX_EFFORT_REPORT_S:
+        raise ValidationError({"active_seconds": f"a report of active time is 0 to {MAX_EFFORT_REPORT_S} s"})
+    return round(float(seconds), 1)
+
+
+@transaction.atomic
+def item_effort_add(*, user: Any, item_id: int, seconds: float) -> Item:
+    """Add active time to one of the user's items (one UPDATE, so concurrent reports all count)."""
+    updated = Item.objects.filter(id=item_id, author=user).update(active_seconds=F("active_seconds") + _effort(seconds))
+    if not updated:
+        raise Http404("no such item")
+    return Item.objects.get(id=item_id)

@@ -12,7 +12,7 @@ from annotator.compiling.errors import TemplateError
 from annotator.models import Item, Mark
 
 from .roles import Fact, Need, Roles, assign_roles
-from .wording import phrase
+from .wording import Wording, phrase
 
 __all__ = ["CompiledItem", "Fact", "Need", "Roles", "Template", "TemplateError"]
 
@@ -88,8 +88,8 @@ class Template:
             return [exc]
         return []
 
-    def phrase(self, rng: random.Random, **fields: str) -> tuple[int, str]:
-        return phrase(rng, self.phrasings, **fields)
+    def phrase(self, rng: random.Random, **fields: str) -> tuple[Wording, str]:
+        return phrase(rng, self.phrasings, task=str(self.task), **fields)
 
 
 class YesNoTemplate(Template):
@@ -109,14 +109,14 @@ class YesNoTemplate(Template):
             ("positive", self.phrasings, truth),
             ("negative", self.negative_phrasings, not truth),
         ):
-            index, question = phrase(rng, phrasings, **fields)
+            wording, question = phrase(rng, phrasings, task=str(self.task), polarity=polarity, **fields)
             variants.append(
                 CompiledItem(
                     question=question,
                     options=["yes", "no"],
                     answer="yes" if key else "no",
                     answer_format=self.answer_format,
-                    provenance={**provenance, "phrasing": index, "polarity": polarity},
+                    provenance={**provenance, **wording.provenance, "polarity": polarity},
                 )
             )
         positive, negative = variants
@@ -125,6 +125,8 @@ class YesNoTemplate(Template):
                 "question": other.question,
                 "answer": other.answer,
                 "phrasing": other.provenance["phrasing"],
+                "phrasing_id": other.provenance["phrasing_id"],
+                "phrasing_text": other.provenance["phrasing_text"],
                 "polarity": other.provenance["polarity"],
             }
         positive.alternate = negative

@@ -62,14 +62,14 @@ class EventGeolocalization(Template):
         truth = spot_of(event)
         decoys = [(spot_of(m), f"mark {m.id}") for m in roles.all("decoys")]
         wrong = point_candidates(truth, decoys, width=image.width, height=image.height, rng=rng)
-        index, question = self.phrase(rng, event=what, time=seconds(event.time_start))
+        wording, question = self.phrase(rng, event=what, time=seconds(event.time_start))
         return lettered_item(
             question=question,
             truth=Candidate({"type": "Point", "coordinates": [truth[0], truth[1]]}, "truth", {"distance_px": 0.0}),
             wrong=wrong,
             rng=rng,
             provenance={
-                "phrasing": index,
+                **wording.provenance,
                 "names": roles.named(),
                 "event": what,
                 "time_s": event.time_start,

@@ -66,8 +66,8 @@ class OcclusionAttribution(Template):
         a, b = roles.all("regions")
         relation = self._relation(a, b, roles)
         texts = option_texts(roles.name(a), roles.name(b))
-        index, question = self.phrase(rng, a=roles.name(a), b=roles.name(b))
-        provenance = {"phrasing": index, "names": roles.named(), "relation": relation, "first_region": a.id}
+        wording, question = self.phrase(rng, a=roles.name(a), b=roles.name(b))
+        provenance = {**wording.provenance, "names": roles.named(), "relation": relation, "first_region": a.id}
         return choice_item(
             question=question, choices=list(texts.values()), answer=texts[relation], rng=rng, provenance=provenance
         )

@@ -91,8 +91,8 @@ class RegionInteraction(Template):
             key = fact_choice(target, INTERACTION.key, target_name, CLASSES)
             derived["from"] = "fact interaction"
         texts = option_texts(region_name)
-        index, question = self.phrase(rng, target=target_name, region=region_name)
-        provenance = {"phrasing": index, "names": roles.named(), "interaction": key, **derived}
+        wording, question = self.phrase(rng, target=target_name, region=region_name)
+        provenance = {**wording.provenance, "names": roles.named(), "interaction": key, **derived}
         return choice_item(
             question=question, choices=list(texts.values()), answer=texts[key], rng=rng, provenance=provenance
         )

@@ -99,9 +99,9 @@ class RelativeDirection(Template):
         bearing = bearing_deg(frame, origin, where)
         fields = {"target": target_name, "region": region_name, "time": seconds(t),
                   "convention": f"with north meaning {frame.north}"}  # fmt: skip
-        index, question = self.phrase(rng, **fields)
+        wording, question = self.phrase(rng, **fields)
         provenance = {
-            "phrasing": index,
+            **wording.provenance,
             "names": roles.named(),
             "time_s": t,
             "target_px": rounded(list(where), 1),

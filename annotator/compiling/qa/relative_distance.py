@@ -91,9 +91,9 @@ class RelativeDistance(Template):
         d1, d2 = distance_to_region(frame, p1, shape), distance_to_region(frame, p2, shape)
         key = grade(d1, d2)
         fields = {"target": name, "region": roles.name(region), "t1": seconds(t1), "t2": seconds(t2)}
-        index, question = self.phrase(rng, **fields)
+        wording, question = self.phrase(rng, **fields)
         provenance = {
-            "phrasing": index,
+            **wording.provenance,
             "names": roles.named(),
             "times_s": [t1, t2],
             "positions_px": rounded([list(p1), list(p2)], 1),

@@ -60,14 +60,14 @@ class SceneAssociation(Template):
         image = region.satellite_image
         decoys = [(m.geometry, f"mark {m.id}") for m in roles.all("decoys")]
         wrong = region_candidates(region.geometry, decoys, width=image.width, height=image.height, rng=rng)
-        index, question = self.phrase(rng, start=seconds(start), end=seconds(end))
+        wording, question = self.phrase(rng, start=seconds(start), end=seconds(end))
         return lettered_item(
             question=question,
             truth=Candidate(region.geometry, "truth", {"iou_with_truth": 1.0}),
             wrong=wrong,
             rng=rng,
             provenance={
-                "phrasing": index,
+                **wording.provenance,
                 "names": roles.named(),
                 "segment_s": [start, end],
                 "distractors": {"max_iou": REGION_MAX_IOU, "decoy_marks": [m.id for m in roles.all("decoys")]},

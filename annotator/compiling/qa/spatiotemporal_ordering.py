@@ -66,7 +66,7 @@ class SpatiotemporalOrdering(Template):
         # The question lists the regions in a seeded order, never by time (that would give it away).
         listed = rng.sample(names, len(names))
         truth = tuple(sorted(names, key=seen.__getitem__))
-        index, question = self.phrase(rng, a=listed[0], b=listed[1], c=listed[2])
+        wording, question = self.phrase(rng, a=listed[0], b=listed[1], c=listed[2])
         choices = [order_text(p) for p in permutations(names)]
-        provenance = {"phrasing": index, "names": roles.named(), "first_seen_s": seen, "min_gap_s": ORDER_MIN_GAP_S}
+        provenance = {**wording.provenance, "names": roles.named(), "first_seen_s": seen, "min_gap_s": ORDER_MIN_GAP_S}
         return choice_item(question=question, choices=choices, answer=order_text(truth), rng=rng, provenance=provenance)

@@ -49,11 +49,11 @@ class TemporalGrounding(Template):
         region = roles.one("region")
         name = roles.name(region)
         t = first_seen_s(region, name)
-        index, question = self.phrase(rng, region=name)
+        wording, question = self.phrase(rng, region=name)
         source = "fact first_seen_s" if region.facts.get(FIRST_SEEN.key) is not None else "mark start time"
         return open_item(
             question=question,
             answer=timestamp(t),
             answer_format=self.answer_format,
-            provenance={"phrasing": index, "names": roles.named(), "first_seen_s": t, "first_seen_from": source},
+            provenance={**wording.provenance, "names": roles.named(), "first_seen_s": t, "first_seen_from": source},
         )

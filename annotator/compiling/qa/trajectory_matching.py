@@ -58,7 +58,7 @@ class TrajectoryMatching(Template):
         decoys = [(track_of(m, roles.name(m)), f"mark {m.id}") for m in roles.all("decoys")]
         image = mark.satellite_image
         wrong, threshold = track_candidates(truth, decoys, width=image.width, height=image.height, rng=rng)
-        index, question = self.phrase(rng, target=name, start=seconds(start), end=seconds(end))
+        wording, question = self.phrase(rng, target=name, start=seconds(start), end=seconds(end))
         geometry = {**truth.geometry(), "vertex_times": list(truth.times or [])}
         speed = mean_speed(truth)
         return lettered_item(
@@ -67,7 +67,7 @@ class TrajectoryMatching(Template):
             wrong=wrong,
             rng=rng,
             provenance={
-                "phrasing": index,
+                **wording.provenance,
                 "names": roles.named(),
                 "interval_s": [start, end],
                 "distractors": {

@@ -4,9 +4,15 @@ a label), plurals for counts, times in seconds, and the choice among a template'
 from __future__ import annotations
 
 import random
+import string
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
+
+from annotator.compiling.errors import TemplateError
 
 # Labels that read badly as a noun in a question.
 NOUNS = {"other": "object"}
@@ -46,11 +52,58 @@ def seconds(t: float) -> str:
     return f"{t:.1f} s"
 
 
-def phrase(rng: random.Random, phrasings: Sequence[str], **fields: str) -> tuple[int, str]:
-    """One phrasing chosen by the seed, filled in; returns its index (kept in provenance) and text."""
-    index = rng.randrange(len(phrasings))
-    text = phrasings[index].format(**fields)
-    return index, text[:1].upper() + text[1:]
+@dataclass(frozen=True)
+class Wording:
+    """A phrasing as chosen: its text (with {placeholders}), its place among the template's built-in
+    phrasings (None for one an admin added) and its row in the phrasing table (None without one)."""
+
+    text: str
+    index: int | None = None
+    id: int | None = None
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        return {"phrasing": self.index, "phrasing_id": self.id, "phrasing_text": self.text}
+
+
+# (task, polarity) -> the phrasings to choose among. The compile service fills it from the table
+# admins curate for the duration of one compile; unset or without entries for a task (no table, as
+# in pure tests), templates choose among their built-in phrasings.
+Phrasebook = Mapping[tuple[str, str], Sequence[Wording]]
+_PHRASEBOOK: ContextVar[Phrasebook | None] = ContextVar("skymark_phrasebook", default=None)
+
+
+@contextmanager
+def using_phrasebook(book: Phrasebook | None) -> Iterator[None]:
+    token = _PHRASEBOOK.set(book)
+    try:
+        yield
+    finally:
+        _PHRASEBOOK.reset(token)
+
+
+def placeholders(text: str) -> set[str]:
+    """The {fields} a phrasing fills in; ValueError for a malformed one ("{region" unclosed)."""
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+
+def phrase(
+    rng: random.Random, phrasings: Sequence[str], *, task: str = "", polarity: str = "positive", **fields: str
+) -> tuple[Wording, str]:
+    """One phrasing chosen by the seed, filled in: among the phrasebook's for (task, polarity) when
+    it has some, else among the built-in `phrasings`. Returns it (for provenance) and the text."""
+    book = _PHRASEBOOK.get()
+    choices = list(book.get((task, polarity), ())) if book else []
+    if not choices:
+        choices = [Wording(text, index) for index, text in enumerate(phrasings)]
+    chosen = choices[rng.randrange(len(choices))]
+    try:
+        text = chosen.text.format(**fields)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise TemplateError(
+            "task", f"phrasing #{chosen.id} does not fit this task ({exc!r}); an admin must correct or disable it"
+        ) from exc
+    return chosen, text[:1].upper() + text[1:]
 
 
 def letters(n: int) -> list[str]:

@@ -75,8 +75,8 @@ class ZoneCounting(Template):
         else:
             count = self._fact_count(region, name)
             derived = {"count_from": "fact"}
-        index, question = self.phrase(rng, things=plural(klass), region=name, time=seconds(t))
-        provenance = {"phrasing": index, "names": roles.named(), "count_class": klass, "time_s": t, **derived}
+        wording, question = self.phrase(rng, things=plural(klass), region=name, time=seconds(t))
+        provenance = {**wording.provenance, "names": roles.named(), "count_class": klass, "time_s": t, **derived}
         return open_item(question=question, answer=str(count), answer_format=self.answer_format, provenance=provenance)
 
     def _class(self, region: Mark, name: str, instances: list[Mark]) -> str:

@@ -1,0 +1,195 @@
+"""The Items panel's API: which tasks the selected marks can make, previews, compiling all a scene's
+marks allow, stale items listed with their reason and compiled again in one request, active time."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from annotator.compiling import lifecycle
+from annotator.compiling.services import item_compile
+from annotator.marking.services import mark_delete, mark_update
+from annotator.models import Item, Mark, ModelView
+from tests.annotator.compiling.test_compile_each_task import CASES, Marks, _point, _poly
+
+pytestmark = pytest.mark.django_db
+T = Item.Task
+
+
+def _check(client: Any, ids: list[int]) -> dict[str, dict[str, Any]]:
+    response = client.post("/api/items/check/", {"mark_ids": ids}, format="json")
+    assert response.status_code == 200, response.content
+    return {t["task"]: t for t in response.json()["tasks"]}
+
+
+def test_check_says_which_tasks_the_selected_marks_make_and_what_the_others_miss(annotator: Any, api: Any) -> None:
+    # given a region with an interval, seen in the video
+    m = Marks(annotator)
+    region = m("polygon", _poly(10, 10, 40, 40), "pier", time_start=0.5, time_end=1.5, facts={"visible": True})
+    # when the panel asks about it alone
+    tasks = _check(api(annotator), [region.id])
+    # then the tasks one region makes are ready, in the catalog's order, and the others say what they need
+    assert list(tasks) == list(T.values)
+    ready = {t for t, v in tasks.items() if v["ok"]}
+    assert ready == {T.TARGET_VISIBILITY, T.SCENE_ASSOCIATION, T.TEMPORAL_GROUNDING}
+    assert "count_class" in tasks[T.ZONE_COUNTING]["missing"][0]["message"]
+    assert "needs the target" in tasks[T.RELATIVE_DIRECTION]["missing"][0]["message"]
+    assert tasks[T.SPATIOTEMPORAL_ORDERING]["needs"] == ["three regions (polygons or ellipses) seen in the video"]
+
+
+def test_the_order_of_the_marks_decides_their_parts(annotator: Any, api: Any) -> None:
+    # given two ellipses, either of which could be the target or the region
+    m = Marks(annotator)
+    car = m("ellipse", {"type": "Ellipse", "center": [100, 10], "radii": [4, 3], "rotation": 0}, "car", time_end=None)
+    pond = m("ellipse", {"type": "Ellipse", "center": [100, 60], "radii": [20, 15], "rotation": 0}, "pond")
+    client = api(annotator)
+    assert _check(client, [car.id, pond.id])[T.RELATIVE_DIRECTION]["ok"]
+    # then the preview asks about the first as the target
+    answers = [
+        client.post("/api/items/preview/", {"task": T.RELATIVE_DIRECTION, "mark_ids": ids}, format="json").json()[
+            "answer"
+        ]
+        for ids in ([car.id, pond.id], [pond.id, car.id])
+    ]
+    assert answers == ["north", "south"]
+
+
+def test_check_refuses_marks_that_are_not_yours(annotator: Any, other_annotator: Any, api: Any) -> None:
+    region = Marks(annotator)("polygon", _poly(10, 10, 40, 40), "pier")
+    assert api(other_annotator).post("/api/items/check/", {"mark_ids": [region.id]}, format="json").status_code == 403
+    assert api(annotator).post("/api/items/check/", {"mark_ids": [10**9]}, format="json").status_code == 400
+
+
+def test_a_preview_shows_the_item_and_its_model_view_and_saves_nothing(annotator: Any, api: Any) -> None:
+    # given the marks of a Trajectory Matching item
+    marks, _ = CASES[T.TRAJECTORY_MATCHING][0](Marks(annotator))
+    body = {"task": T.TRAJECTORY_MATCHING, "mark_ids": [m.id for m in marks], "seed": 4}
+    # when previewed
+    response = api(annotator).post("/api/items/preview/", body, format="json")
+    # then it is the item compiling would make, with the drawn view and option images, and nothing is stored
+    assert response.status_code == 200, response.content
+    preview = response.json()
+    item = item_compile(user=annotator, task=T.TRAJECTORY_MATCHING, mark_ids=body["mark_ids"], seed=4)
+    assert (preview["question"], preview["options"], preview["answer"]) == (item.question, item.options, item.answer)
+    view = preview["model_view"]
+    assert view["image"].startswith("data:image/jpeg;base64,") and view["segment_s"] == [0.0, 2.0]
+    assert [o["option"] for o in view["options"]] == ["A", "B", "C", "D"]
+    assert Item.objects.count() == 1 and ModelView.objects.count() == 1
+
+
+def test_a_preview_that_cannot_be_made_says_why(annotator: Any, api: Any) -> None:
+    region = Marks(annotator)("polygon", _poly(10, 10, 40, 40), "pier", facts={})
+    response = api(annotator).post(
+        "/api/items/preview/", {"task": T.TARGET_VISIBILITY, "mark_ids": [region.id]}, format="json"
+    )
+    assert response.status_code == 400 and "visible" in response.json()["facts.visible"][0]
+
+
+def test_stale_items_are_listed_with_their_reason_and_compiled_again_in_one_request(annotator: Any, api: Any) -> None:
+    # given a draft and a rejected item built from a region, which is then reshaped
+    m = Marks(annotator)
+    region = m("polygon", _poly(10, 10, 40, 40), "pier", facts={"visible": True})
+    draft = item_compile(user=annotator, task=T.TARGET_VISIBILITY, mark_ids=[region.id])
+    rejected = item_compile(user=annotator, task=T.TEMPORAL_GROUNDING, mark_ids=[region.id])
+    lifecycle.item_submit(item=rejected)
+    lifecycle.item_reject(item=rejected)
+    region.refresh_from_db()
+    mark_update(mark=region, version=region.version, changes={"geometry": _poly(10, 10, 50, 50)})
+    client = api(annotator)
+    # then both are listed as open and stale, saying which mark changed
+    listed = {it["id"]: it for it in client.get(f"/api/items/?scene={m.scene.id}&open=1").json()}
+    assert set(listed) == {draft.id, rejected.id}
+    assert listed[draft.id]["stale"] and listed[draft.id]["stale_reason"] == (
+        f"mark #{region.id} (pier) changed (version 1 → 2)"
+    )
+    # when each is compiled again
+    fresh = client.post(f"/api/items/{draft.id}/recompile/", {}, format="json")
+    again = client.post(f"/api/items/{rejected.id}/recompile/", {}, format="json")
+    # then fresh drafts of the same tasks from the region as it is now replace them
+    assert fresh.status_code == again.status_code == 201
+    assert (fresh.json()["task"], fresh.json()["stale"], fresh.json()["mark_ids"]) == (
+        T.TARGET_VISIBILITY,
+        False,
+        [region.id],
+    )
+    new = Item.objects.get(id=fresh.json()["id"])
+    assert new.provenance["marks"][0]["version"] == 2 and new.provenance["recompiled_from"] == draft.id
+    assert not Item.objects.filter(id=draft.id).exists()  # a stale draft could never go on
+    assert Item.objects.get(id=rejected.id).replaced_by_id == again.json()["id"]  # reviews stay as history
+    open_now = {it["id"] for it in client.get(f"/api/items/?scene={m.scene.id}&open=1").json()}
+    assert open_now == {fresh.json()["id"], again.json()["id"]}
+    # and a replaced item is not compiled twice
+    assert client.post(f"/api/items/{rejected.id}/recompile/", {}, format="json").status_code == 409
+
+
+def test_recompiling_refuses_items_in_review_deleted_marks_and_strangers(
+    annotator: Any, other_annotator: Any, api: Any
+) -> None:
+    m = Marks(annotator)
+    region = m("polygon", _poly(10, 10, 40, 40), "pier", facts={"visible": True})
+    spare = m("polygon", _poly(50, 10, 80, 40), "lake", facts={"visible": True})
+    in_review = item_compile(user=annotator, task=T.TARGET_VISIBILITY, mark_ids=[region.id])
+    lifecycle.item_submit(item=in_review)
+    rejected = item_compile(user=annotator, task=T.TARGET_VISIBILITY, mark_ids=[spare.id])
+    lifecycle.item_submit(item=rejected)
+    lifecycle.item_reject(item=rejected)
+    spare.refresh_from_db()
+    mark_delete(mark=spare, version=spare.version)
+    client = api(annotator)
+    assert client.post(f"/api/items/{in_review.id}/recompile/", {}, format="json").status_code == 409
+    response = client.post(f"/api/items/{rejected.id}/recompile/", {}, format="json")
+    assert response.status_code == 400 and "was deleted" in response.json()["mark_ids"][0]
+    reason = client.get(f"/api/items/{rejected.id}/").json()["stale_reason"]
+    assert reason == f"mark #{spare.id} (lake) was deleted"
+    assert api(other_annotator).post(f"/api/items/{rejected.id}/recompile/", {}, format="json").status_code == 404
+
+
+def test_compile_all_makes_every_item_the_marks_allow_once_with_balanced_keys(annotator: Any, api: Any) -> None:
+    # given six regions first seen 1.2 s apart, every other one never seen, and a car next to them
+    m = Marks(annotator)
+    for k in range(6):
+        m("polygon", _poly(10 + 30 * k, 10, 30 + 30 * k, 30), f"building {k}", time_start=0.5 + 1.2 * k,
+          time_end=1.0 + 1.2 * k, facts={"visible": k % 2 == 0})  # fmt: skip
+    m("point", _point(100, 80), "car", time_start=1.0, time_end=None)
+    client = api(annotator)
+    # when all items are compiled, with a minute of work to share
+    response = client.post(f"/api/scenes/{m.scene.id}/items/compile-all/", {"active_seconds": 60}, format="json")
+    assert response.status_code == 201, response.content
+    body = response.json()
+    made = Counter(it["task"] for it in body["items"])
+    tally = {t["task"]: t for t in body["tasks"]}
+    # then each task has one item per way the marks fill it; regions never seen make no segment,
+    # first sighting or ordering, and the tally says why
+    assert made[T.TARGET_VISIBILITY] == made[T.RELATIVE_DIRECTION] == 6
+    assert made[T.SCENE_ASSOCIATION] == made[T.TEMPORAL_GROUNDING] == 3
+    assert made[T.SPATIOTEMPORAL_ORDERING] == 1 and tally[T.SPATIOTEMPORAL_ORDERING]["refused"] == 19
+    assert "never seen" in tally[T.TEMPORAL_GROUNDING]["reasons"][0]
+    assert "set the fact 'interaction' on the car" in tally[T.REGION_INTERACTION]["reasons"][0]
+    # the keys are balanced: yes/no half and half, multiple-choice keys spread over the positions
+    items = Item.objects.filter(id__in=[it["id"] for it in body["items"]])
+    assert Counter(it.answer for it in items if it.task == T.TARGET_VISIBILITY) == Counter({"yes": 3, "no": 3})
+    for task in (T.RELATIVE_DIRECTION, T.SCENE_ASSOCIATION):
+        positions = Counter(it.provenance["key_position"] for it in items if it.task == task)
+        assert max(positions.values()) == 1, task
+    assert sum(it.active_seconds for it in items) == pytest.approx(60, abs=0.1 * len(items))
+    # and compiling all again makes nothing new
+    second = client.post(f"/api/scenes/{m.scene.id}/items/compile-all/", {}, format="json").json()
+    assert second["items"] == [] and {t["task"]: t["existing"] for t in second["tasks"]}[T.TARGET_VISIBILITY] == 6
+
+
+def test_active_time_comes_with_compile_submit_and_its_own_report(annotator: Any, api: Any) -> None:
+    region = Marks(annotator)("polygon", _poly(10, 10, 40, 40), "pier", facts={"visible": True})
+    client = api(annotator)
+    body = {"task": T.TARGET_VISIBILITY, "mark_ids": [region.id], "active_seconds": 42.25}
+    item = client.post("/api/items/", body, format="json").json()
+    assert item["active_seconds"] == 42.2 or item["active_seconds"] == 42.3
+    after = client.post(f"/api/items/{item['id']}/effort/", {"seconds": 10}, format="json").json()
+    assert after["active_seconds"] == pytest.approx(item["active_seconds"] + 10)
+    submitted = client.post(f"/api/items/{item['id']}/submit/", {"active_seconds": 5}, format="json").json()
+    assert submitted["state"] == "in_review"
+    assert submitted["active_seconds"] == pytest.approx(item["active_seconds"] + 15)
+    bad = client.post(f"/api/items/{item['id']}/effort/", {"seconds": -1}, format="json")
+    assert bad.status_code == 400 and "seconds" in bad.json()
+    assert Mark.objects.count() == 1
