@@ -8,6 +8,7 @@ from rest_framework.authtoken.views import obtain_auth_token
 
 from annotator.compiling import apis as compiling_apis
 from annotator.compiling import files as compiling_files
+from annotator.compiling import views as compiling_views
 from annotator.intake import apis as intake_apis
 from annotator.intake import views as intake_views
 from annotator.marking import apis as marking_apis
@@ -91,6 +92,8 @@ pages = [
     path("scenes/upload/", intake_views.scene_upload, name="scene-upload"),
     path("scenes/<int:scene_id>/", intake_views.scene_detail, name="scene-detail"),
     path("scenes/<int:scene_id>/workspace/", marking_views.workspace, name="workspace"),
+    path("compiling/audit/", compiling_views.audit_page, name="items-audit"),
+    path("compiling/effort/", compiling_views.effort_page, name="items-effort"),
     path("review/", reviewing_views.review_queue_page, name="review-queue"),
     path("review/items/<int:item_id>/", reviewing_views.review_item_page, name="review-item"),
     path("releases/", releasing_views.releases_page, name="releases"),

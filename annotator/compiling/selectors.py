@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from annotator.access.scopes import items_visible
+from annotator.compiling.audit import Row
 from annotator.compiling.lifecycle import OPEN_STATES
 from annotator.models import Item
 
@@ -35,3 +37,29 @@ def item_get(*, user: Any, item_id: int) -> Item:
     if item is None:
         raise Http404("no such item")
     return item
+
+
+def audit_rows(*, states: list[str], scene_ids: list[int] | None = None) -> list[Row]:
+    """Every item in these states (not replaced by a recompiled one) as the audit reads it; two
+    queries whatever the count. For admins' pages and commands: not scoped to a user."""
+    qs = Item.objects.filter(state__in=states, replaced_by__isnull=True)
+    if scene_ids:
+        qs = qs.filter(scene_id__in=scene_ids)
+    values = list(qs.order_by("id").values_list("id", "task", "scene_id", "question", "options", "answer",
+                                                  "answer_format", "provenance__phrasing_text"))  # fmt: skip
+    marks: dict[int, set[int]] = defaultdict(set)
+    for item_id, mark_id in Item.marks.through.objects.filter(item__in=qs).values_list("item_id", "mark_id"):
+        marks[item_id].add(mark_id)
+    return [
+        Row(id=i, task=task, scene_id=scene, question=q, options=list(opts or []), answer=a, answer_format=fmt,
+            mark_ids=frozenset(marks[i]), phrasing=phrasing or "")
+        for i, task, scene, q, opts, a, fmt, phrasing in values
+    ]  # fmt: skip
+
+
+def effort_pairs(*, scene_ids: list[int] | None = None) -> list[tuple[str, float]]:
+    """(task, active seconds) of every item with time recorded, replaced ones included: the time was spent."""
+    qs = Item.objects.filter(active_seconds__gt=0)
+    if scene_ids:
+        qs = qs.filter(scene_id__in=scene_ids)
+    return [(task, seconds) for task, seconds in qs.values_list("task", "active_seconds")]
