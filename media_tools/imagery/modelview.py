@@ -14,6 +14,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -125,13 +126,29 @@ class _Pen:
         self.font = ImageFont.load_default(size=self.font_size)
 
 
-def _tag(draw: ImageDraw.ImageDraw, pen: _Pen, at: XY, text: str, colour: tuple[int, int, int], size: XY) -> None:
-    """The name in a filled box with its top-left near `at`, kept inside the picture."""
+Box = tuple[float, float, float, float]
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _tag(
+    draw: ImageDraw.ImageDraw, pen: _Pen, at: XY, text: str, colour: tuple[int, int, int], size: XY, taken: list[Box]
+) -> None:
+    """The name in a filled box with its top-left near `at`, kept inside the picture and moved down
+    (or up, at the bottom edge) past the tags already placed, so no name hides another."""
     left, top, right, bottom = draw.textbbox((0, 0), text, font=pen.font)
     pad = max(2, pen.line)
     w, h = right - left + 2 * pad, bottom - top + 2 * pad
     x = min(max(0.0, at[0]), size[0] - w)
     y = min(max(0.0, at[1]), size[1] - h)
+    step = h + 2 if y + (h + 2) * 6 <= size[1] else -(h + 2)
+    for _ in range(12):
+        if not any(_overlaps((x, y, x + w, y + h), other) for other in taken):
+            break
+        y = min(max(0.0, y + step), size[1] - h)
+    taken.append((x, y, x + w, y + h))
     draw.rectangle((x, y, x + w, y + h), fill=colour, outline=HALO, width=max(1, pen.line // 2))
     draw.text((x + pad - left, y + pad - top), text, fill=HALO, font=pen.font)
 
@@ -198,15 +215,57 @@ def _draw_shape(draw: ImageDraw.ImageDraw, pen: _Pen, shape: Shape, colour: tupl
     return x0, y0 - pen.font_size - 4 * pen.line
 
 
+def offset_line(points: Sequence[XY], d: float) -> list[XY]:
+    """The polyline moved `d` px sideways (to its left, y down), each vertex along the mean normal
+    of its two segments, stretched at bends so both segments keep the distance (capped at 2d)."""
+    if d == 0 or len(points) < 2:
+        return list(points)
+    normals = []
+    for (x0, y0), (x1, y1) in pairwise(points):
+        length = math.hypot(x1 - x0, y1 - y0) or 1.0
+        normals.append(((y1 - y0) / length, -(x1 - x0) / length))
+    out = []
+    for i, (x, y) in enumerate(points):
+        a, b = normals[max(0, i - 1)], normals[min(i, len(normals) - 1)]
+        nx, ny = a[0] + b[0], a[1] + b[1]
+        norm = math.hypot(nx, ny)
+        if norm < 1e-9:  # the track turns straight back: either normal will do
+            nx, ny, norm = a[0], a[1], 1.0
+        stretch = min(2.0, 2.0 / norm)  # 1 / cos(half the turn), as |a + b| = 2 cos(half the turn)
+        out.append((x + d * stretch * nx / norm, y + d * stretch * ny / norm))
+    return out
+
+
+def _spread_tracks(shapes: Sequence[Shape], s: float, pen: _Pen) -> list[Shape]:
+    """Tracks side by side: wrong options may run along the true path (reversed, time-warped), and
+    drawn on top of one another only the last would show. Each track is moved sideways by its own
+    few pixels, the set centred on where they are."""
+    lines = [i for i, sh in enumerate(shapes) if sh.geometry.get("type") == "LineString"]
+    if len(lines) < 2:
+        return list(shapes)
+    gap = (pen.halo + 2) / s  # in image pixels, so the drawn gap is the same whatever the scale
+    out = list(shapes)
+    for rank, i in enumerate(lines):
+        d = (rank - (len(lines) - 1) / 2) * gap
+        pts = outline(shapes[i].geometry)
+        # Sideways by the same rule whichever way a track runs, or a reversed copy moves onto it.
+        backwards = (pts[-1][0] - pts[0][0], pts[-1][1] - pts[0][1]) < (0.0, 0.0)
+        moved = offset_line(pts[::-1], d)[::-1] if backwards else offset_line(pts, d)
+        out[i] = Shape({**shapes[i].geometry, "coordinates": [list(p) for p in moved]}, shapes[i].name, shapes[i].times)
+    return out
+
+
 def _draw_all(im: Image.Image, shapes: Sequence[Shape], s: float, colours: Sequence[int]) -> None:
     draw = ImageDraw.Draw(im)
     pen = _Pen(im.width, im.height)
+    shapes = _spread_tracks(shapes, s, pen)
     # Shapes first, then every tag, so no outline runs across a name.
     tags = [
         (_draw_shape(draw, pen, sh, PALETTE[c % len(PALETTE)], s), sh, c) for sh, c in zip(shapes, colours, strict=True)
     ]
+    taken: list[Box] = []
     for at, sh, c in tags:
-        _tag(draw, pen, at, sh.name, PALETTE[c % len(PALETTE)], (im.width, im.height))
+        _tag(draw, pen, at, sh.name, PALETTE[c % len(PALETTE)], (im.width, im.height), taken)
 
 
 def draw_view(

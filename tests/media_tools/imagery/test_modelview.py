@@ -11,7 +11,7 @@ from PIL import Image
 
 from media_tools import MediaError
 from media_tools.imagery import Shape, draw_option, draw_view
-from media_tools.imagery.modelview import PALETTE, crop_box, pace_points
+from media_tools.imagery.modelview import PALETTE, crop_box, offset_line, pace_points
 
 GREY = 90
 
@@ -147,3 +147,35 @@ def test_what_is_not_an_image_is_refused_by_name_and_leaves_nothing(tmp_path: Pa
 def test_an_image_over_the_pixel_limit_is_refused(tmp_path: Path) -> None:
     with pytest.raises(MediaError, match="pixel limit"):
         draw_view(_grey(tmp_path), tmp_path / "view.jpg", [], max_pixels=1000)
+
+
+def test_tracks_on_one_path_are_drawn_side_by_side(tmp_path: Path) -> None:
+    # given a track and its reversal: the same path
+    line = [[40, 150], [360, 150]]
+    shapes = [
+        Shape({"type": "LineString", "coordinates": line}, "A"),
+        Shape({"type": "LineString", "coordinates": line[::-1]}, "B"),
+    ]
+    # when drawn / then both colours show across the path, one above the other
+    draw_view(_grey(tmp_path), tmp_path / "view.jpg", shapes)
+    column = _pixels(tmp_path / "view.jpg")[130:170, 200]
+    rows_a = [y for y, px in enumerate(column) if _near(px, PALETTE[0])]
+    rows_b = [y for y, px in enumerate(column) if _near(px, PALETTE[1])]
+    assert rows_a and rows_b and set(rows_a).isdisjoint(rows_b)
+
+
+def test_offset_line_keeps_its_distance_at_a_bend() -> None:
+    moved = offset_line([(0.0, 0.0), (10.0, 0.0), (10.0, 10.0)], 1.0)
+    assert moved[0] == pytest.approx((0.0, -1.0))
+    assert moved[1] == pytest.approx((11.0, -1.0))
+    assert moved[2] == pytest.approx((11.0, 10.0))
+
+
+def test_names_of_shapes_at_one_place_do_not_hide_each_other(tmp_path: Path) -> None:
+    # given two points at the same place
+    same = {"type": "Point", "coordinates": [100, 100]}
+    draw_view(_grey(tmp_path), tmp_path / "view.jpg", [Shape(same, "A"), Shape(same, "B")])
+    px = _pixels(tmp_path / "view.jpg")
+    # then both name tags show, each in its colour
+    for colour in PALETTE[:2]:
+        assert np.all(np.abs(px[90:200, 100:160] - np.array(colour)) <= 40, axis=2).sum() > 100
