@@ -95,7 +95,9 @@ def test_annotate_review_release_in_the_browser(scene: Scene, login, screenshot)
     screenshot(annotator, "02-workspace-reloaded-t8")
 
     # compile the Target Visibility item and submit it
-    annotator.click("#marks-list li[data-kind=polygon] button.compile")
+    annotator.click("#marks-list li[data-kind=polygon] [data-action=pick]")
+    annotator.wait_for_selector("#task-list li.ready[data-task=target_visibility]")
+    annotator.click("#task-list li[data-task=target_visibility] button[data-action=compile]")
     annotator.wait_for_selector("#items-list li[data-state=draft]")
     annotator.click("#items-list li[data-state=draft] button.submit-item")
     annotator.wait_for_selector("#items-list li[data-state=in_review]")

@@ -161,4 +161,23 @@ describe("MarkStore", () => {
     assert.equal(events.find((e) => e[0] === "refused")[1], 10);
     assert.equal(store.get(10).label, "car");
   });
+
+  it("keeps a mark just drawn when the server refuses it, until the person deletes it", async () => {
+    const server = new FakeServer();
+    const { store, events, local } = await page(server);
+    const id = store.create(point(5, "van"));
+    server.failNext = { status: 403, body: { detail: "this scene is not assigned to you" } };
+    await store.flush();
+    await settle();
+    // the shape is still there, kept in the browser, and says why it is not saved
+    assert.equal(store.get(id).label, "van");
+    assert.equal(store.isPending(id), true);
+    assert.ok([...local.map.keys()].some((k) => k.startsWith("skymark:pending")));
+    assert.deepEqual(events.find((e) => e[0] === "invalid"), ["invalid", id, { detail: "this scene is not assigned to you" }]);
+    assert.equal(events.filter((e) => e[0] === "remove").length, 0);
+    await store.flush();
+    assert.equal(server.calls.filter((c) => c[0] === "POST").length, 1);  // blocked: not sent again
+    store.remove(id);
+    assert.equal(store.get(id), undefined);
+  });
 });

@@ -67,6 +67,22 @@
  * @property {number[]} [mark_ids]
  * @property {number} [approvals]
  * @property {number} [rejections]
+ * @property {boolean} [stale] a mark it was built from changed since
+ * @property {string} [stale_reason]
+ * @property {number|null} [replaced_by] the item compiled again in its place
+ * @property {number} [active_seconds]
+ * @property {ModelView|null} [model_view]
+ */
+
+/**
+ * What a model is given for an item (annotator/compiling/serializers.py); urls once rendered.
+ * @typedef {object} ModelView
+ * @property {"pending"|"running"|"succeeded"|"failed"} state
+ * @property {string} error
+ * @property {string|null} image_url
+ * @property {string|null} video_url
+ * @property {number[]|null} segment_s
+ * @property {{option: string, image_url: string}[]} options
  */
 
 /**

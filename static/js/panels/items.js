@@ -1,30 +1,49 @@
 // @ts-check
-/* Items compiled from marks: list, compile (POST /api/items/) and submit for review. Items in
- * review or approved lock their marks: the server marks them `locked` and refuses edits (409). */
+/* The scene's items: listed with their model view, submitted for review, compiled again when a mark
+ * they were built from changed (stale: a badge and the reason). Items in review or approved lock
+ * their marks: the server marks them `locked` and refuses edits (409). */
 
 import { api, urlFor } from "../lib/api.js";
 import { byId } from "../lib/dom.js";
+import { viewsPending } from "./item_pick.js";
 import { itemEntry } from "./lists.js";
 
 /** @typedef {import("../workspace/state.js").Workspace} Workspace */
+/** @typedef {import("../lib/types.js").Item} Item */
+
+// Model views are drawn by a job after compiling; the list asks again this often, this many times.
+const VIEW_POLL_MS = 1500;
+const VIEW_POLL_TRIES = 80;
+
+/** Items that need the author first (stale, not yet replaced), then the newest. @param {Item} it */
+const needsYou = (it) => Boolean(it.stale && !it.replaced_by && (it.state === "draft" || it.state === "rejected"));
 
 export class ItemsPanel {
   /** @param {Workspace} ws */
   constructor(ws) {
     this.ws = ws;
     this.list = document.getElementById("items-list");
+    this.polls = 0;
+    /** @type {ReturnType<typeof setTimeout>|undefined} */
+    this.pollTimer = undefined;
+    /** @type {ReturnType<typeof setTimeout>|undefined} */
+    this.reloadTimer = undefined;
     if (this.list) {
       this.list.addEventListener("click", (ev) => {
-        const btn = /** @type {HTMLButtonElement|null} */ (/** @type {HTMLElement} */ (ev.target).closest("[data-action=submit]"));
+        const btn = /** @type {HTMLButtonElement|null} */ (/** @type {HTMLElement} */ (ev.target).closest("button[data-action]"));
         const li = btn && /** @type {HTMLElement|null} */ (btn.closest("li[data-item-id]"));
-        if (btn && li) this.submit(Number(li.dataset.itemId), btn);
+        if (!btn || !li) return;
+        if (btn.dataset.action === "submit") this.submit(Number(li.dataset.itemId), btn);
+        if (btn.dataset.action === "recompile") this.recompile(Number(li.dataset.itemId), btn);
       });
+      // Saving a mark can make items built from it stale: the server says which.
+      ws.store.on("status", (/** @type {string} */ state) => { if (state === "saved") this.reloadSoon(); });
     }
   }
 
   render() {
     if (!this.list) return;
-    const sorted = [...this.ws.items.values()].sort((a, b) => b.id - a.id);
+    const sorted = [...this.ws.items.values()].sort((a, b) => Number(needsYou(b)) - Number(needsYou(a)) || b.id - a.id);
     this.list.replaceChildren(...sorted.map((it) => itemEntry(it, { editable: this.ws.editable })));
     byId("items-count").textContent = String(sorted.length);
     byId("items-empty").classList.toggle("hidden", sorted.length > 0);
@@ -38,23 +57,32 @@ export class ItemsPanel {
     try {
       const items = await api.get(ws.cfg.itemsUrl + "?scene=" + ws.cfg.sceneId);
       ws.items.clear();
-      items.forEach((/** @type {import("../lib/types.js").Item} */ it) => ws.items.set(it.id, it));
+      items.forEach((/** @type {Item} */ it) => ws.items.set(it.id, it));
       this.render();
+      this.watchViews();
     } catch (err) { ws.fail(err); }
   }
 
-  /** @param {number} markId @param {string} task @param {HTMLButtonElement} button */
-  async compile(markId, task, button) {
-    const ws = this.ws;
-    button.disabled = true;
-    ws.setStatus("saving", "Compiling…");
+  reloadSoon() {
+    clearTimeout(this.reloadTimer);
+    this.reloadTimer = setTimeout(() => this.load(), 600);
+  }
+
+  /** Ask again about items whose model view is still being drawn, until they are done. */
+  watchViews() {
+    clearTimeout(this.pollTimer);
+    this.polls = 0;
+    this.pollTimer = setTimeout(() => this.pollViews(), VIEW_POLL_MS);
+  }
+
+  async pollViews() {
+    const ids = viewsPending(this.ws.items.values());
+    if (!ids.length || this.polls++ > VIEW_POLL_TRIES) return;
     try {
-      const item = await api.post(ws.cfg.itemsUrl, { task, mark_ids: [markId] });
-      ws.items.set(item.id, item);
+      for (const id of ids) this.ws.items.set(id, await api.get(urlFor(this.ws.cfg.itemUrl, id)));
       this.render();
-      ws.setStatus("saved", `Compiled ${item.uid} (draft): check it below, then submit`);
-    } catch (err) { ws.fail(err); }
-    button.disabled = false;
+    } catch (err) { /* the next round asks again */ }
+    this.pollTimer = setTimeout(() => this.pollViews(), VIEW_POLL_MS);
   }
 
   /** @param {number} id @param {HTMLButtonElement} button */
@@ -62,12 +90,32 @@ export class ItemsPanel {
     const ws = this.ws;
     button.disabled = true;
     ws.setStatus("saving", "Submitting…");
+    const seconds = ws.effort.take();
     try {
-      const item = await api.post(urlFor(ws.cfg.itemSubmitUrl, id));
+      const item = await api.post(urlFor(ws.cfg.itemSubmitUrl, id), { active_seconds: seconds });
       ws.items.set(item.id, item);
       await ws.store.refreshLocks();  // the submitted item's marks are locked now
       this.render();
       ws.setStatus("saved", `Submitted ${item.uid} for review`);
-    } catch (err) { ws.fail(err); button.disabled = false; }
+    } catch (err) { ws.effort.giveBack(seconds); ws.fail(err); button.disabled = false; }
+  }
+
+  /** A fresh draft from the item's marks as they are now; the old draft goes, a rejected one stays as history.
+   * @param {number} id @param {HTMLButtonElement} button */
+  async recompile(id, button) {
+    const ws = this.ws;
+    button.disabled = true;
+    ws.setStatus("saving", "Compiling again…");
+    const seconds = ws.effort.take();
+    try {
+      const item = await api.post(urlFor(ws.cfg.itemRecompileUrl, id), { active_seconds: seconds });
+      const old = ws.items.get(id);
+      if (old && old.state === "draft") ws.items.delete(id);
+      else if (old) ws.items.set(id, { ...old, replaced_by: item.id });
+      ws.items.set(item.id, item);
+      this.render();
+      this.watchViews();
+      ws.setStatus("saved", `Compiled ${item.uid} again from the current marks`);
+    } catch (err) { ws.effort.giveBack(seconds); ws.fail(err); button.disabled = false; }
   }
 }

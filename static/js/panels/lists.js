@@ -16,9 +16,6 @@ export const TASK_LABELS = {
   spatiotemporal_ordering: "Spatiotemporal Ordering", region_interaction: "Region Interaction",
   region_reachability: "Region Reachability",
 };
-// Which mark kinds each task's template starts from (one mark per item here).
-/** @type {Record<string, string[]>} */
-const TASK_KINDS = { target_visibility: ["polygon", "ellipse"] };
 /** @type {Record<string, string>} */
 const KIND_ICONS = { point: "●", polygon: "⬠", ellipse: "◯", polyline: "↝" };
 
@@ -52,7 +49,7 @@ function factsText(mark) {
  * @typedef {object} MarkEntryOptions
  * @property {boolean} editable
  * @property {boolean} showFacts
- * @property {string[]} tasks the tasks a mark can be compiled for
+ * @property {number} pick where the mark is among those picked for the next item (0-based), or -1
  * @property {boolean} current
  * @property {boolean} selected
  * @property {boolean} locked
@@ -98,27 +95,22 @@ export function markEntry(mark, opts) {
   return li;
 }
 
-/** The editing row of a mark's entry: visible?, retime, and a compile button per task that can
- * start from this kind of mark. @param {Mark} mark @param {MarkEntryOptions} opts */
+/** The editing row of a mark's entry: visible?, retime, and picking it for the next item.
+ * @param {Mark} mark @param {MarkEntryOptions} opts */
 function markActions(mark, opts) {
   const select = el("select", { class: "mk-visible-edit", "aria-label": "Visible in video?", disabled: opts.locked,
     dataset: { action: "visible" } },
     ["", "yes", "no"].map((v) => el("option", { value: v, selected: visibleText(mark) === (v || "unset") },
       v ? "visible: " + v : "visible: unset")));
-  const actions = el("div", { class: "mk-actions" }, select,
+  const picked = opts.pick >= 0;
+  return el("div", { class: "mk-actions" }, select,
     opts.locked ? null : el("button", { class: "btn small", type: "button", dataset: { action: "retime" },
       title: "Replace this mark's time with the time anchor of the editor (instant at cursor, or the start/end you set)" },
-    "Use anchor time"));
-  for (const task of opts.tasks) {
-    if ((TASK_KINDS[task] || []).includes(mark.kind)) {
-      actions.append(el("button", {
-        class: "btn small compile", type: "button", disabled: opts.pending,
-        title: opts.pending ? "Wait until the mark is saved" : null,
-        dataset: { action: "compile", task, testid: "compile-" + task },
-      }, "Compile " + (TASK_LABELS[task] || task)));
-    }
-  }
-  return actions;
+    "Use anchor time"),
+    el("button", { class: "btn small mk-pick" + (picked ? " on" : ""), type: "button", "aria-pressed": String(picked),
+      dataset: { action: "pick", testid: "pick" },
+      title: picked ? "Take this mark out of the next item" : "Add this mark to the next item (the order you pick in is the order the question uses)" },
+    picked ? `item #${opts.pick + 1} ×` : "+ item"));
 }
 
 /** One checkbox per label present, to hide or show its marks on the map, timeline and list.
@@ -129,23 +121,47 @@ export function labelFilter(counts, hidden) {
       el("input", { type: "checkbox", checked: !hidden.has(label), dataset: { label } }), label + " ", el("span", { class: "muted" }, String(n))));
 }
 
+/** Where an item stands beyond its state: stale (and why), replaced, its model view being drawn.
+ * @param {Item} item */
+function itemFlags(item) {
+  const flags = [];
+  if (item.replaced_by) flags.push(el("span", { class: "badge" }, "replaced by skm-" + String(item.replaced_by).padStart(6, "0")));
+  else if (item.stale) flags.push(el("span", { class: "badge stale", dataset: { testid: "stale" } }, "stale"));
+  const view = item.model_view;
+  if (view && view.state !== "succeeded") {
+    flags.push(el("span", { class: "badge", title: view.error || "" },
+      view.state === "failed" ? "model view failed: " + view.error : `model view ${view.state}…`));
+  }
+  return flags.length ? el("div", { class: "it-flags" }, ...flags) : null;
+}
+
 /** @param {Item} item @param {{editable: boolean}} opts */
 export function itemEntry(item, opts) {
-  const li = el("li", { dataset: { itemId: item.id, state: item.state } },
+  const view = item.model_view;
+  const li = el("li", { dataset: { itemId: item.id, state: item.state, stale: item.stale ? "1" : "" } },
     el("div", { class: "mk-top" },
       el("span", { class: "mono small" }, item.uid),
       el("span", { class: "it-task small" }, TASK_LABELS[item.task] || item.task),
       badge(item.state || "")),
+    itemFlags(item),
+    item.stale && item.stale_reason && !item.replaced_by ? el("div", { class: "it-stale", dataset: { testid: "stale-reason" } }, item.stale_reason) : null,
     el("p", { class: "it-q item-question" }, item.question),
     el("div", { class: "it-meta" },
       el("span", {}, "Answer: ", el("strong", { class: "item-answer" }, item.answer)),
       item.options && item.options.length ? el("span", {}, "Options: " + item.options.join(" / ")) : null,
       el("span", {}, "Marks: " + (item.mark_ids || []).map((id) => "#" + id).join(", ")),
-      item.state !== "draft" ? el("span", { title: "approvals · rejections" }, "✓ " + (item.approvals || 0) + " · ✗ " + (item.rejections || 0)) : null));
-  if (opts.editable && item.state === "draft") {
+      item.state !== "draft" ? el("span", { title: "approvals · rejections" }, "✓ " + (item.approvals || 0) + " · ✗ " + (item.rejections || 0)) : null),
+    view && view.image_url ? el("a", { class: "it-view", href: view.image_url, target: "_blank", rel: "noopener",
+      title: "The model view: what a model is given for this item" + (view.segment_s ? ` (video ${view.segment_s[0]}–${view.segment_s[1]} s)` : "") },
+    el("img", { src: view.image_url, alt: "Model view of " + item.uid, loading: "lazy", dataset: { testid: "model-view" } })) : null);
+  const open = item.state === "draft" || item.state === "rejected";
+  if (opts.editable && open && !item.replaced_by) {
     li.append(el("div", { class: "mk-actions" },
-      el("button", { class: "btn small primary submit-item", type: "button", dataset: { action: "submit", testid: "submit-item" } },
-        "Submit for review")));
+      item.state === "draft" && !item.stale ? el("button", { class: "btn small primary submit-item", type: "button",
+        dataset: { action: "submit", testid: "submit-item" } }, "Submit for review") : null,
+      item.stale || item.state === "rejected" ? el("button", { class: "btn small" + (item.stale ? " primary" : ""), type: "button",
+        dataset: { action: "recompile", testid: "recompile" },
+        title: "A fresh draft of the same task from the same marks, as they are now" }, "Recompile") : null));
   }
   return li;
 }

@@ -57,8 +57,8 @@ function onListClick(ws, ev) {
   if (!ws.store.get(id)) return;
   const action = /** @type {HTMLElement|null} */ (target.closest("[data-action]"));
   const what = action ? action.dataset.action : null;
-  if (what === "compile" && action) {
-    if (id > 0) ws.itemsPanel.compile(id, action.dataset.task || "", /** @type {HTMLButtonElement} */ (action));
+  if (what === "pick") {
+    if (ws.compose) ws.compose.toggle(id);
   } else if (what === "delete") {
     ws.actions.remove(id);
   } else if (what === "retime" && mayEdit(ws, id) && ws.editor) {

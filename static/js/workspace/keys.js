@@ -41,6 +41,11 @@ function onKey(ws, help, ev) {
     return;
   }
   if (help.open && (ev.key === "Escape" || ev.key === "?")) { ev.preventDefault(); help.hide(); return; }
+  // The item preview is a dialog: no tool starts behind it; Esc closes it.
+  if (ws.compose && ws.compose.previewOpen) {
+    if (ev.key === "Escape") { ev.preventDefault(); ws.compose.closePreview(); }
+    return;
+  }
   const hit = shortcutFor(ev);
   if (!hit) return;
   if (hit.action === "help") { ev.preventDefault(); help.toggle(); return; }

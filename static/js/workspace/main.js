@@ -4,10 +4,12 @@
  * data-ready="1" once all of that is drawn. */
 
 import { byId } from "../lib/dom.js";
+import { Composer } from "../panels/compose.js";
 import { ItemsPanel } from "../panels/items.js";
 import { ReviewPanel } from "../panels/review.js";
 import { setupEditor } from "../panels/editor.js";
 import { createActions } from "./actions.js";
+import { EffortMeter, watchActivity } from "./effort.js";
 import { wireEvents } from "./events.js";
 import { setupKeys } from "./keys.js";
 import { setupMap } from "./map_setup.js";
@@ -52,6 +54,8 @@ function exposeForConsole(ws) {
     dotOf: (/** @type {number} */ id) => (ws.map ? ws.map.dotOf(ws.store.resolve(id)) : null),
     cvaaBox: () => (ws.map ? ws.map.cvaaBox() : null),
     select: (/** @type {number|null} */ id) => ws.select(id),
+    compose: () => ws.compose,
+    effort: () => ws.effort,
   };
 }
 
@@ -71,6 +75,12 @@ function start() {
   setupEditor(ws);
   ws.review = new ReviewPanel(ws);
   ws.itemsPanel = new ItemsPanel(ws);
+  ws.effort = new EffortMeter(() => performance.now());
+  if (ws.editable && document.getElementById("compose")) {
+    const compose = new Composer(ws);
+    ws.compose = compose;
+    watchActivity(ws.effort, (s) => compose.showClock(s));
+  }
   setupKeys(ws);
   followCursor(ws);
   ws.timeline.loadFilmstrip({ vttUrl: ws.cfg.filmstripVtt || null, keyframesUrl: ws.cfg.keyframesUrl });

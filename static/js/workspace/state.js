@@ -27,6 +27,12 @@ import { MarkStore } from "./store.js";
  * @property {string} itemsUrl
  * @property {string} itemUrl the item API for this user's role (the item named by ?item=)
  * @property {string} itemSubmitUrl
+ * @property {string} itemRecompileUrl
+ * @property {string} itemEffortUrl
+ * @property {string} itemsCheckUrl
+ * @property {string} itemsPreviewUrl
+ * @property {string} compileAllUrl
+ * @property {string} videoUrl
  * @property {string} keyframesUrl
  * @property {string} [filmstripVtt] only when the pipeline built the thumbnails track
  * @property {string} editable "1" or ""
@@ -66,6 +72,8 @@ import { MarkStore } from "./store.js";
  * @property {import("./timeline.js").Timeline} timeline
  * @property {import("../panels/editor.js").Editor|null} editor
  * @property {import("../panels/items.js").ItemsPanel} itemsPanel
+ * @property {import("../panels/compose.js").Composer|null} compose the Items panel's maker, for annotators
+ * @property {import("./effort.js").EffortMeter} effort active time since the last item
  * @property {import("../panels/review.js").ReviewPanel} review
  * @property {import("./keys.js").Help} help
  * @property {import("./actions.js").Actions} actions
@@ -116,6 +124,7 @@ export function createWorkspace(root) {
     tool: "none",
     map: null,
     editor: null,
+    compose: null,
     // The server says which marks an item in review or approved holds (mark.locked); the page
     // only reads it, so the rule lives in one place (annotator/compiling/lifecycle.py).
     isLocked: (/** @type {number} */ id) => Boolean(store.get(id)?.locked),

@@ -344,11 +344,15 @@ export class MarkStore {
       this.emit("conflict", entry.key);
       return;
     }
-    if (status === 400) {
+    // A 400, or a new mark the server refuses (403 when the scene was unassigned meanwhile): the
+    // edit waits, blocked, for the person. A mark just drawn is never thrown away by an error; it
+    // goes only when the person deletes it.
+    if (status === 400 || (entry.op === "create" && entry.key < 0)) {
       entry.blocked = "invalid";
-      entry.errors = err.body || { detail: err.message };
+      entry.errors = status === 400 && err.body ? err.body : { detail: err.message };
       requeue(this.queue, entry);
       this.emit("invalid", entry.key, entry.errors);
+      if (status !== 400) this.emit("refused", entry.key, err);
       return;
     }
     // 403, 404, or a 409 that is not a stale version (e.g. the mark is locked by an item in

@@ -29,7 +29,7 @@ function renderMarks(ws) {
   // letter typed for the select would start a tool.
   const focused = focusedControl(list);
   list.replaceChildren(...marks.map((m) => markEntry(m, {
-    editable: ws.editable, showFacts: ws.showFacts, tasks: ws.tasks, current: ws.isCurrent(m), selected: m.id === ws.selectedId,
+    editable: ws.editable, showFacts: ws.showFacts, pick: ws.compose ? ws.compose.position(m.id) : -1, current: ws.isCurrent(m), selected: m.id === ws.selectedId,
     locked: ws.isLocked(m.id), pending: ws.store.isPending(m.id), hidden: ws.hiddenLabels.has(m.label),
     highlighted: ws.highlighted.has(m.id), feedback: ws.feedback.get(m.id),
   })));
