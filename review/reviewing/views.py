@@ -62,6 +62,8 @@ def review_item_page(request: HttpRequest, item_id: int) -> HttpResponse:
             "error": error,
             "decided": review is not None and review.decision != Review.Decision.PENDING,
             "marks": item.marks.all(),
+            # What a model is given for the item: the reviewer answers from the same files.
+            "model_view": getattr(item, "model_view", None),
         },
         status=400 if error else 200,
     )

@@ -122,3 +122,16 @@ def test_the_command_and_the_page_report_each_task(admin: Any, annotator: Any, c
     client.force_login(admin)
     page = client.get("/compiling/audit/").content.decode()
     assert 'data-task="target_visibility"' in page and "the key sits at one position" in page
+
+
+@pytest.mark.django_db
+def test_the_effort_page_shows_the_median_minutes_per_task(admin: Any, annotator: Any, client: Any) -> None:
+    scene = SceneFactory()
+    for seconds in (60, 180, 600, 0):
+        ItemFactory(scene=scene, author=annotator, active_seconds=seconds)
+    client.force_login(annotator)
+    assert client.get("/compiling/effort/").status_code == 403
+    client.force_login(admin)
+    page = client.get("/compiling/effort/").content.decode()
+    row = page[page.index('data-task="target_visibility"') :]
+    assert '<td class="num">3</td>' in row and 'data-field="median">3.00' in row

@@ -143,3 +143,17 @@ def test_an_item_without_a_rendered_view_has_no_urls(annotator: Any, api: Any) -
     body = api(annotator).get(f"/api/items/{item.id}/").json()
     assert body["model_view"]["state"] == "pending" and body["model_view"]["image_url"] is None
     assert api(annotator).get(f"/media/items/{item.id}/view/view.jpg").status_code == 404
+
+
+def test_the_reviewer_answers_from_the_model_view(
+    annotator: Any, reviewer: Any, client: Any, celery_eager: None, django_capture_on_commit_callbacks: Any
+) -> None:
+    # given a rendered Scene Association item in review
+    item = _compiled(annotator, T.SCENE_ASSOCIATION, django_capture_on_commit_callbacks)
+    item_submit(item=item)
+    # when a reviewer opens it / then the page shows the drawn image, each option and the segment
+    client.force_login(reviewer)
+    page = client.get(f"/review/items/{item.id}/").content.decode()
+    assert f'src="/media/items/{item.id}/view/view.jpg"' in page
+    assert all(f"/media/items/{item.id}/view/option-{o}.jpg" in page for o in "ABCD")
+    assert "the video from 0.5 to 1.5 s" in page
