@@ -2,8 +2,10 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from annotator.compiling.modelview import model_view_retry
 from annotator.compiling.phrasings import phrasing_check
 from annotator.models import (
     Assignment,
@@ -52,6 +54,12 @@ class ModelViewAdmin(admin.ModelAdmin):
     list_display = ["item", "state", "progress", "video_note", "error"]
     list_filter = ["state"]
     readonly_fields = ["item", "image", "video", "option_images", "segment_start_s", "segment_end_s", "attempts"]
+    actions = ["render_again"]
+
+    @admin.action(description="Render the selected failed model views again")
+    def render_again(self, request: HttpRequest, queryset: QuerySet[ModelView]) -> None:
+        queued = sum(model_view_retry(view_id=view.id) for view in queryset)
+        self.message_user(request, f"{queued} model view(s) queued; views that had not failed were left as they are.")
 
 
 class PhrasingForm(forms.ModelForm):

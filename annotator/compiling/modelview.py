@@ -106,6 +106,20 @@ def model_view_create(*, item: Item) -> ModelView:
     return view
 
 
+@transaction.atomic
+def model_view_retry(*, view_id: int) -> bool:
+    """Queue a failed model view again (admin action, e.g. after the satellite image was fixed).
+    Returns False for a view that did not fail."""
+    from .tasks import enqueue_model_view
+
+    if not ModelView.objects.filter(id=view_id, state=S.FAILED).update(
+        state=S.PENDING, progress=0, error="", updated_at=timezone.now()
+    ):
+        return False
+    enqueue_model_view(view_id=view_id)
+    return True
+
+
 def _claim(view_id: int) -> ModelView | None:
     with transaction.atomic():
         view = ModelView.objects.select_for_update().select_related("item__scene__video").get(id=view_id)

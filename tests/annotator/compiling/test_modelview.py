@@ -157,3 +157,29 @@ def test_the_reviewer_answers_from_the_model_view(
     assert f'src="/media/items/{item.id}/view/view.jpg"' in page
     assert all(f"/media/items/{item.id}/view/option-{o}.jpg" in page for o in "ABCD")
     assert "the video from 0.5 to 1.5 s" in page
+
+
+def test_a_failed_view_renders_again_once_the_image_is_fixed(
+    annotator: Any, admin_client: Any, celery_eager: None, django_capture_on_commit_callbacks: Any
+) -> None:
+    # given a view that failed on a damaged image
+    marks, _ = CASES[T.TARGET_VISIBILITY][0](Marks(annotator))
+    image = marks[0].satellite_image
+    good = default_storage.open(image.file.name, "rb").read()
+    with default_storage.open(image.file.name, "wb") as fh:
+        fh.write(b"no longer a picture")
+    with django_capture_on_commit_callbacks(execute=True):
+        item = item_compile(user=annotator, task=T.TARGET_VISIBILITY, mark_ids=[marks[0].id])
+    view = ModelView.objects.get(item=item)
+    assert view.state == "failed"
+    # when the image is put right and an admin renders the view again
+    with default_storage.open(image.file.name, "wb") as fh:
+        fh.write(good)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(
+            "/django-admin/annotator/modelview/", {"action": "render_again", "_selected_action": [view.id]}
+        )
+    # then it is drawn
+    assert response.status_code == 302
+    view.refresh_from_db()
+    assert (view.state, view.error, view.attempts) == ("succeeded", "", 2)
