@@ -15,7 +15,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from annotator.compiling.catalog import TASK_DIMENSION
-from annotator.models import Item, SatelliteImage, Scene
+from annotator.models import Item, ModelView, SatelliteImage, Scene
 from media_tools.geo import GeoReference
 from review.models import Review
 
@@ -30,6 +30,7 @@ class ReleaseInputs:
     human: list[dict[str, Any]] = field(default_factory=list)  # blind answers: id, reviewer, answer
     scenes: list[dict[str, Any]] = field(default_factory=list)  # name, license, attribution, location
     item_ids: list[int] = field(default_factory=list)  # in the order of `records`
+    not_ready: list[str] = field(default_factory=list)  # uids whose model view is not rendered (yet)
 
 
 def _ext(name: str, default: str) -> str:
@@ -119,7 +120,31 @@ def _scenes(scene_ids: set[int], out: ReleaseInputs) -> dict[int, _SceneMedia]:
     return found
 
 
-def item_record(row: dict[str, Any], media: _SceneMedia) -> dict[str, Any]:
+def _model_view_media(uid: str, view: dict[str, Any], out: ReleaseInputs) -> dict[str, Any]:
+    """The item's model view as the release ships it: the satellite image with the item's marks
+    drawn and named, one image per lettered option, and the cut segment when there is one."""
+    base = f"media/items/{uid}"
+    image = f"{base}/view.{_ext(view['image'], 'png')}"
+    out.media[image] = view["image"]
+    options = []
+    for option in view["option_images"] or []:
+        path = f"{base}/option-{option['option']}.{_ext(option['file'], 'png')}"
+        out.media[path] = option["file"]
+        options.append({"option": option["option"], "image": path})
+    media: dict[str, Any] = {"images": [image], "option_images": options}
+    if view["video"]:
+        segment = f"{base}/segment.{_ext(view['video'], 'mp4')}"
+        out.media[segment] = view["video"]
+        media["video"] = segment
+        media["segment_s"] = [view["segment_start_s"], view["segment_end_s"]]
+    return media
+
+
+def item_record(row: dict[str, Any], media: _SceneMedia, view: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`view`: the item's model-view media (images, option images, segment) when it has one; else
+    the scene's video and satellite images as they are (items compiled before model views)."""
+    shown = {"video": media.video_path, "images": media.image_paths, "option_images": []}
+    shown.update(view or {})
     return {
         "id": Item.uid_for(row["id"]),
         "task": row["task"],
@@ -129,7 +154,7 @@ def item_record(row: dict[str, Any], media: _SceneMedia) -> dict[str, Any]:
         "answer": row["answer"],
         "answer_format": row["answer_format"],
         "scene": media.scene.name,
-        "media": {"video": media.video_path, "images": media.image_paths},
+        "media": shown,
         "video": media.video,
         "satellite_images": media.satellite,
         "provenance": row["provenance"],
@@ -141,8 +166,14 @@ def release_inputs(items: QuerySet[Item]) -> ReleaseInputs:
     out = ReleaseInputs(records=[], media={}, georefs={})
     rows = list(items.order_by("id").values(*ITEM_FIELDS))
     scenes = _scenes({r["scene_id"] for r in rows}, out)
+    fields = ("item_id", "state", "image", "video", "option_images", "segment_start_s", "segment_end_s")
+    views = {v["item_id"]: v for v in ModelView.objects.filter(item__in=items).values(*fields)}
     for row in rows:
-        out.records.append(item_record(row, scenes[row["scene_id"]]))
+        uid, view = Item.uid_for(row["id"]), views.get(row["id"])
+        if view is not None and view["state"] != ModelView.State.SUCCEEDED:
+            out.not_ready.append(uid)
+        shown = _model_view_media(uid, view, out) if view is not None and view["image"] else None
+        out.records.append(item_record(row, scenes[row["scene_id"]], shown))
         out.item_ids.append(row["id"])
     # Reviewers appear under a stable alias (in order of their first review), never by name.
     alias: dict[int, str] = {}

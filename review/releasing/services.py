@@ -102,6 +102,14 @@ def release_create(
     inputs = release_inputs(_approved(tasks=tasks, scenes=scenes, after=approved_after, before=approved_before))
     if not inputs.records:
         raise ValidationError({"version": "there are no approved items to release (with these filters)"})
+    if inputs.not_ready:
+        listed = ", ".join(inputs.not_ready[:10]) + (" ..." if len(inputs.not_ready) > 10 else "")
+        raise ValidationError(
+            {
+                "version": f"{len(inputs.not_ready)} item(s) have no rendered model view yet ({listed}); "
+                "wait for their jobs, or render failed ones again from the admin"
+            }
+        )
     _place(inputs.records)
     parent = Release.objects.filter(state=Release.State.FROZEN).order_by("-frozen_at", "-id").first()
     rejections: dict[str, int] = {}

@@ -38,6 +38,7 @@ def hf_row(record: dict[str, Any]) -> dict[str, Any]:
         "scene": record["scene"],
         "video": record["media"]["video"],
         "images": list(record["media"]["images"]),
+        "option_images": [o["image"] for o in record["media"].get("option_images", [])],
     }
 
 

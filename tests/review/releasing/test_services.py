@@ -182,3 +182,51 @@ def test_frozen_rows_refuse_update_and_delete_in_the_database(approved, admin) -
     # an item outside every release still changes as usual
     free = ItemFactory(state=Item.State.DRAFT)
     assert Item.objects.filter(id=free.id).update(question="Is it there?") == 1
+
+
+def _model_view(item: Item, state: str = "succeeded") -> None:
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    from annotator.models import ModelView
+    from tests.factories import png_bytes
+
+    image = default_storage.save(f"modelviews/{item.id}-view.png", ContentFile(png_bytes(40, 20, 1)))
+    option = default_storage.save(f"modelviews/{item.id}-A.png", ContentFile(png_bytes(10, 10, 2)))
+    segment = default_storage.save(f"modelviews/{item.id}-segment.mp4", ContentFile(b"segment bytes"))
+    ModelView.objects.create(
+        item=item,
+        state=state,
+        error="" if state != "failed" else "ffmpeg broke",
+        image=image,
+        video=segment,
+        segment_start_s=1.0,
+        segment_end_s=3.0,
+        option_images=[{"option": "A", "file": option}],
+    )
+
+
+def test_a_release_ships_each_items_model_view(approved, admin, media_root) -> None:
+    # given an item whose model view (marked image, option image, segment) is rendered
+    _model_view(approved[0])
+
+    # when released / then its record points at the model view's files, which are in the release
+    release = release_build(version="1.0", user=admin)
+    root = media_root / release.root
+    record = json.loads((root / "items.jsonl").read_text().splitlines()[0])
+    uid = approved[0].uid
+    assert record["media"]["images"] == [f"media/items/{uid}/view.png"]
+    assert record["media"]["option_images"] == [{"option": "A", "image": f"media/items/{uid}/option-A.png"}]
+    assert (record["media"]["video"], record["media"]["segment_s"]) == (f"media/items/{uid}/segment.mp4", [1.0, 3.0])
+    assert (root / record["media"]["video"]).read_bytes() == b"segment bytes"
+    # and items without a model view (compiled before they existed) keep the scene's media
+    other = json.loads((root / "items.jsonl").read_text().splitlines()[1])
+    assert other["media"]["video"].startswith("media/videos/")
+
+
+@pytest.mark.parametrize("state", ["pending", "failed"])
+def test_items_whose_model_view_is_not_rendered_hold_the_release_back(approved, admin, state: str) -> None:
+    _model_view(approved[1], state=state)
+    with pytest.raises(ValidationError, match=r"1 item\(s\) have no rendered model view yet"):
+        release_build(version="1.0", user=admin)
+    assert not Release.objects.exists()
