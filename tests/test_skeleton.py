@@ -97,6 +97,16 @@ def _client_for(username: str, role: str) -> APIClient:
     return client
 
 
+def _wait_for_model_view(client: APIClient, item_id: int, timeout: float = 90) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        view = client.get(f"/api/items/{item_id}/").json()["model_view"]
+        if view and view["state"] in ("succeeded", "failed"):
+            return view
+        time.sleep(0.3)
+    raise AssertionError(f"the model view of item {item_id} was not rendered within {timeout} s")
+
+
 def _wait_for_release(client: APIClient, version: str, timeout: float = 120) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -183,6 +193,9 @@ def test_import_process_annotate_review_release_score(worker, testdata: Path, tm
     ).json()
     assert (item["answer"], item["options"], item["answer_format"]) == ("yes", ["yes", "no"], "yes_no")
     assert "roundabout" in item["question"]
+    # the worker renders its model view (the marked satellite image) which reviewers answer from
+    view = _wait_for_model_view(annotator, item["id"])
+    assert view["state"] == "succeeded", view
     assert annotator.post(f"/api/items/{item['id']}/submit/").json()["state"] == "in_review"
 
     # 5. two blind reviews approve it
@@ -197,7 +210,8 @@ def test_import_process_annotate_review_release_score(worker, testdata: Path, tm
 
     # 6. an admin freezes the release; the worker builds it; the manifest's sha256 is the file's
     started = admin.post("/api/releases/", {"version": "1.0"}, format="json")
-    assert started.status_code == 202 and started.json()["item_count"] == 1
+    assert started.status_code == 202, started.content
+    assert started.json()["item_count"] == 1
     release = _wait_for_release(admin, "1.0")
     with default_storage.open(release["items_file"], "rb") as fh:
         data = fh.read()
