@@ -18,6 +18,7 @@ from annotator.processing import files
 from review.dashboards import views as dashboard_views
 from review.releasing import apis as releasing_apis
 from review.releasing import views as releasing_views
+from review.reviewing import adjudication_views, record_views
 from review.reviewing import apis as reviewing_apis
 from review.reviewing import views as reviewing_views
 from review.scoring import apis as scoring_apis
@@ -65,6 +66,7 @@ api = [
         compiling_apis.SceneCompileAllApi.as_view(),
         name="api-scene-compile-all",
     ),
+    path("api/items/<int:item_id>/revise/", compiling_apis.ItemReviseApi.as_view(), name="api-item-revise"),
     # reviewing
     path("api/review/queue/", reviewing_apis.ReviewQueueApi.as_view(), name="api-review-queue"),
     path("api/review/items/<int:item_id>/", reviewing_apis.ReviewItemApi.as_view(), name="api-review-item"),
@@ -76,6 +78,19 @@ api = [
         name="api-review-decision",
     ),
     path("api/review/reasons/", reviewing_apis.ReasonListApi.as_view(), name="api-review-reasons"),
+    path("api/review/adjudication/", reviewing_apis.AdjudicationQueueApi.as_view(), name="api-adjudication-queue"),
+    path(
+        "api/review/adjudication/<int:item_id>/",
+        reviewing_apis.AdjudicationItemApi.as_view(),
+        name="api-adjudication-item",
+    ),
+    path("api/review/items/<int:item_id>/audit/", reviewing_apis.ItemAuditApi.as_view(), name="api-item-audit"),
+    path("api/review/items/<int:item_id>/gold/", reviewing_apis.GoldItemApi.as_view(), name="api-item-gold"),
+    path(
+        "api/review/items/<int:item_id>/assignments/",
+        reviewing_apis.AssignmentApi.as_view(),
+        name="api-item-assignments",
+    ),
     # releasing
     path("api/releases/", releasing_apis.ReleaseListApi.as_view(), name="api-releases"),
     path("api/releases/<str:version>/", releasing_apis.ReleaseDetailApi.as_view(), name="api-release"),
@@ -95,7 +110,16 @@ pages = [
     path("compiling/audit/", compiling_views.audit_page, name="items-audit"),
     path("compiling/effort/", compiling_views.effort_page, name="items-effort"),
     path("review/", reviewing_views.review_queue_page, name="review-queue"),
+    path("review/next/", reviewing_views.review_next_page, name="review-next"),
     path("review/items/<int:item_id>/", reviewing_views.review_item_page, name="review-item"),
+    path("review/adjudication/", adjudication_views.adjudication_queue_page, name="adjudication-queue"),
+    path("review/adjudication/<int:item_id>/", adjudication_views.adjudication_item_page, name="adjudication-item"),
+    path("review/dashboard/", dashboard_views.review_dashboard, name="review-dashboard"),
+    path("review/me/", dashboard_views.my_stats, name="my-stats"),
+    path("items/", record_views.items_admin_page, name="review-items"),
+    path("items/<int:item_id>/record/", record_views.item_record_page, name="item-record"),
+    path("items/<int:item_id>/gold/", record_views.item_gold_page, name="item-gold"),
+    path("items/<int:item_id>/assign/", record_views.item_assign_page, name="item-assign"),
     path("releases/", releasing_views.releases_page, name="releases"),
     re_path(r"^releases/(?P<version>[^/]+)\.zip$", releasing_views.release_archive, name="release-archive"),
     path("releases/<str:version>/leaderboard/", scoring_views.leaderboard_page, name="leaderboard"),

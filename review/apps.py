@@ -4,3 +4,13 @@ from django.apps import AppConfig
 class ReviewConfig(AppConfig):
     name = "review"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The item lifecycle (annotator) announces transitions; review listens, so annotator never
+        # imports review. The audit recorder is connected first: it records every transition.
+        from annotator.compiling.lifecycle import item_transitioned
+        from review.audit.recorder import record_transition
+        from review.reviewing.receivers import on_item_transition
+
+        item_transitioned.connect(record_transition, dispatch_uid="review.audit")
+        item_transitioned.connect(on_item_transition, dispatch_uid="review.assign")

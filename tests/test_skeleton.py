@@ -198,8 +198,8 @@ def test_import_process_annotate_review_release_score(worker, testdata: Path, tm
     assert view["state"] == "succeeded", view
     assert annotator.post(f"/api/items/{item['id']}/submit/").json()["state"] == "in_review"
 
-    # 5. two blind reviews approve it
-    for reviewer, answer in zip(reviewers, ["yes", "no"], strict=True):
+    # 5. two blind reviews (both reviewers were assigned at submit) approve it: both answer as the key
+    for reviewer, answer in zip(reviewers, ["yes", "yes"], strict=True):
         queued = reviewer.get("/api/review/queue/").json()
         assert [q["id"] for q in queued] == [item["id"]] and "answer" not in queued[0]
         review = reviewer.post(f"/api/review/items/{item['id']}/answer/", {"blind_answer": answer}).json()

@@ -12,7 +12,7 @@ from django.http import HttpRequest
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
-from annotator.access.roles import ADMIN, ANNOTATOR, REVIEWER, has_role
+from annotator.access.roles import ADJUDICATOR, ADMIN, ANNOTATOR, REVIEWER, has_role
 from annotator.access.scopes import scene_is_assigned
 
 
@@ -38,6 +38,11 @@ class IsReviewer(_RolePermission):
 class IsAdmin(_RolePermission):
     role = ADMIN
     message = "only admins can do this"
+
+
+class IsAdjudicator(_RolePermission):
+    role = ADJUDICATOR
+    message = "only adjudicators can do this"
 
 
 class IsAssignedToScene(BasePermission):

@@ -1,4 +1,5 @@
-"""The three roles, as Django groups (created by migration annotator.0002)."""
+"""The roles, as Django groups: annotator, reviewer and admin (created by migration annotator.0002)
+and adjudicator (review.0004), who settles items the reviewers did not agree on."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any
 ANNOTATOR = "annotator"
 REVIEWER = "reviewer"
 ADMIN = "admin"
-ALL_ROLES = (ANNOTATOR, REVIEWER, ADMIN)
+ADJUDICATOR = "adjudicator"
+ALL_ROLES = (ANNOTATOR, REVIEWER, ADMIN, ADJUDICATOR)
 
 
 def user_roles(user: Any) -> set[str]:

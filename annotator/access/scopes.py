@@ -8,11 +8,12 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from annotator.access.roles import ADMIN, ANNOTATOR, REVIEWER, user_roles
+from annotator.access.roles import ADJUDICATOR, ADMIN, ANNOTATOR, REVIEWER, user_roles
 from annotator.models import Assignment, Item, Mark, Scene
 
-# Reviewers see what has been submitted, whatever became of it since.
-SUBMITTED_STATES = (Item.State.IN_REVIEW, Item.State.APPROVED, Item.State.REJECTED)
+# Reviewers (and adjudicators) see what has been submitted, whatever became of it since.
+SUBMITTED_STATES = (Item.State.IN_REVIEW, Item.State.IN_ADJUDICATION, Item.State.APPROVED, Item.State.REJECTED)
+_JUDGES = {REVIEWER, ADJUDICATOR}
 
 
 def scenes_visible(*, user: Any, qs: QuerySet[Scene]) -> QuerySet[Scene]:
@@ -23,7 +24,7 @@ def scenes_visible(*, user: Any, qs: QuerySet[Scene]) -> QuerySet[Scene]:
     visible = Q(pk__in=[])
     if ANNOTATOR in roles:
         visible |= Q(assignments__annotator=user)
-    if REVIEWER in roles:
+    if roles & _JUDGES:
         visible |= Q(items__state__in=SUBMITTED_STATES)
     return qs.filter(visible).distinct()
 
@@ -34,7 +35,7 @@ def marks_visible(*, user: Any, qs: QuerySet[Mark]) -> QuerySet[Mark]:
     if ADMIN in roles:
         return qs
     visible = Q(author=user)
-    if REVIEWER in roles:
+    if roles & _JUDGES:
         visible |= Q(id__in=Mark.objects.filter(items__state__in=SUBMITTED_STATES).values("id"))
     return qs.filter(visible)
 

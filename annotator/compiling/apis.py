@@ -1,5 +1,6 @@
 """REST API of compiled items: list, compile (one, or all a scene's marks allow), check which tasks
-the selected marks can make, preview, submit, compile again, and report active time."""
+the selected marks can make, preview, submit, compile again, revise a rejected item, and report
+active time."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from annotator.compiling import lifecycle, selectors
 from annotator.compiling.batch import items_compile_all
 from annotator.compiling.checks import item_preview, tasks_check
 from annotator.compiling.serializers import ItemOutputSerializer
-from annotator.compiling.services import MAX_EFFORT_REPORT_S, item_compile, item_effort_add, item_recompile
+from annotator.compiling.services import MAX_EFFORT_REPORT_S, item_compile, item_effort_add, item_recompile, item_revise
 from annotator.models import Item
 
 MarkIds = serializers.ListField(child=serializers.IntegerField(), min_length=1, max_length=100)
@@ -138,7 +139,7 @@ class ItemSubmitApi(APIView):
         data.is_valid(raise_exception=True)
         item = selectors.item_get(user=request.user, item_id=item_id)
         self.check_object_permissions(request, item)
-        item = lifecycle.item_submit(item=item)
+        item = lifecycle.item_submit(item=item, actor=request.user)
         if data.validated_data["active_seconds"]:
             item_effort_add(user=request.user, item_id=item.id, seconds=data.validated_data["active_seconds"])
         return Response(_item(request, item.id))
@@ -171,3 +172,23 @@ class ItemEffortApi(APIView):
         data.is_valid(raise_exception=True)
         item_effort_add(user=request.user, item_id=item_id, **data.validated_data)
         return Response(_item(request, item_id))
+
+
+class ItemReviseApi(APIView):
+    """The author's next revision of a rejected item, compiled again from its marks (a draft)."""
+
+    permission_classes = [IsAuthenticated, IsAnnotator, IsAuthor]
+
+    class ItemReviseInputSerializer(serializers.Serializer):
+        note = serializers.CharField(required=False, allow_blank=True, default="", max_length=1000)
+        seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, default=None)
+        active_seconds = _seconds()
+
+    @extend_schema(request=ItemReviseInputSerializer, responses=ItemOutputSerializer)
+    def post(self, request: Request, item_id: int) -> Response:
+        item = selectors.item_get(user=request.user, item_id=item_id)
+        self.check_object_permissions(request, item)
+        data = self.ItemReviseInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        item = item_revise(user=request.user, item_id=item.id, **data.validated_data)
+        return Response(_item(request, item.id))

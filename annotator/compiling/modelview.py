@@ -106,6 +106,17 @@ def model_view_create(*, item: Item) -> ModelView:
     return view
 
 
+def model_view_rerender(*, item: Item) -> ModelView:
+    """The item changed (a revision): draw its model view again, once the transaction commits."""
+    from .tasks import enqueue_model_view
+
+    view, created = ModelView.objects.get_or_create(item=item)
+    if not created:
+        ModelView.objects.filter(id=view.id).update(state=S.PENDING, progress=0, error="", updated_at=timezone.now())
+    enqueue_model_view(view_id=view.id)
+    return view
+
+
 @transaction.atomic
 def model_view_retry(*, view_id: int) -> bool:
     """Queue a failed model view again (admin action, e.g. after the satellite image was fixed).

@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
 
 from annotator.access.scopes import items_visible
 from annotator.compiling.audit import Row
 from annotator.compiling.lifecycle import OPEN_STATES
 from annotator.models import Item
+
+_this_round = Q(reviews__revision=F("revision"), reviews__gold=False)
 
 
 def items_for_user(*, user: Any, scene_id: int | None = None, open_only: bool = False) -> QuerySet[Item]:
@@ -21,8 +23,9 @@ def items_for_user(*, user: Any, scene_id: int | None = None, open_only: bool = 
         Item.objects.select_related("scene", "model_view")
         .prefetch_related("marks")
         .annotate(
-            approvals=Count("reviews", filter=Q(reviews__decision="approve")),
-            rejections=Count("reviews", filter=Q(reviews__decision="reject")),
+            # the current revision's own reviews (not earlier rounds, not gold checks)
+            approvals=Count("reviews", filter=_this_round & Q(reviews__decision="approve")),
+            rejections=Count("reviews", filter=_this_round & Q(reviews__decision="reject")),
         )
     )
     if scene_id is not None:

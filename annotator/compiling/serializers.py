@@ -89,6 +89,7 @@ class ItemOutputSerializer(serializers.ModelSerializer):
             "seed",
             "mark_ids",
             "state",
+            "revision",
             "stale",
             "stale_reason",
             "replaced_by",

@@ -1,6 +1,6 @@
 """QA items: compile a draft from marks through a task's template, compile one again from its marks'
-current versions, record the time spent on it. State changes (submit, approve, reject, staleness,
-replacing) belong to annotator.compiling.lifecycle."""
+current versions, revise a rejected item as its next revision, record the time spent on it. State
+changes (submit, approve, reject, revise, staleness, replacing) belong to annotator.compiling.lifecycle."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ from django.db.models import F
 from django.http import Http404
 
 from annotator.compiling import lifecycle
-from annotator.compiling.modelview import model_view_create
+from annotator.compiling.modelview import model_view_create, model_view_rerender
 from annotator.compiling.phrasings import phrasebook_load
 from annotator.compiling.qa import CompiledItem, Template, TemplateError, get_template
 from annotator.compiling.qa.base import default_seed, mark_snapshot
 from annotator.compiling.qa.wording import using_phrasebook
+from annotator.exceptions import Conflict
 from annotator.models import Item, Mark
 
 # One request may add at most this much active time to an item: the workspace sends what it
@@ -121,6 +122,51 @@ def item_recompile(*, user: Any, item_id: int, active_seconds: float = 0.0) -> I
     new = item_save(user=user, compiled=compiled, active_seconds=active_seconds, recompiled_from=old.id)
     lifecycle.item_replace(old=old, new=new)
     return new
+
+
+@transaction.atomic
+def item_revise(
+    *, user: Any, item_id: int, note: str = "", seed: int | None = None, active_seconds: float = 0.0
+) -> Item:
+    """The author's next revision of a rejected item: compiled again from its marks as they are
+    now (in the order first given), same task, back to draft for the author to check and submit.
+    Earlier revisions and their reviews stay as they were. Raises PermissionDenied for anyone
+    but the author, Conflict unless the item is rejected, ValidationError when the marks no longer
+    make an item (a mark was deleted: compile a new item instead)."""
+    item = Item.objects.select_for_update().get(id=item_id)
+    if item.author_id != user.id:
+        raise PermissionDenied("only its author can revise an item")
+    if item.state != Item.State.REJECTED:
+        raise Conflict(f"the item is {item.state.replace('_', ' ')}; only rejected items can be revised")
+    order = [m["id"] for m in item.provenance.get("marks", [])]
+    marks = sorted(
+        Mark.objects.select_related("scene", "satellite_image").filter(items=item),
+        key=lambda m: order.index(m.id) if m.id in order else len(order),
+    )
+    if [m.id for m in marks] != order:
+        raise ValidationError({"mark_ids": "a mark this item was built from is gone; compile a new item instead"})
+    compiled = compile_marks(task=item.task, marks=marks, seed=item.seed if seed is None else seed)
+    c = compiled.item
+    fields = {
+        "question": c.question,
+        "options": c.options,
+        "answer": c.answer,
+        "answer_format": c.answer_format,
+        "template": compiled.template.name,
+        "seed": compiled.seed,
+        "provenance": {
+            "template": compiled.template.name,
+            "seed": compiled.seed,
+            "marks": [mark_snapshot(m) for m in marks],
+            **c.provenance,
+        },
+    }
+    reason = note.strip() or "revised after the rejection"
+    revised = lifecycle.item_revise(item=item, actor=user, reason=reason, fields=fields)
+    if active_seconds:
+        Item.objects.filter(id=revised.id).update(active_seconds=F("active_seconds") + _effort(active_seconds))
+    model_view_rerender(item=revised)  # the new revision's question and options are drawn anew
+    return revised
 
 
 def _effort(seconds: float) -> float:

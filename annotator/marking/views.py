@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.clickjacking import xframe_options_sameorigin
 
 from annotator.access.scopes import may_annotate
 from annotator.compiling.qa import registered_tasks
@@ -12,6 +13,7 @@ from annotator.intake.selectors import scene_get
 from annotator.marking.labels import label_set
 
 
+@xframe_options_sameorigin  # the review pages embed it read-only (?embed=1) beside the decision
 @login_required
 def workspace(request: HttpRequest, scene_id: int) -> HttpResponse:
     """Editable for an annotator assigned to the scene, read-only for everyone else who may see

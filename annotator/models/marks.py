@@ -76,6 +76,8 @@ class Item(models.Model):
     class State(models.TextChoices):
         DRAFT = "draft"
         IN_REVIEW = "in_review"
+        # Reviewers disagreed, or a blind answer contradicted the key: an adjudicator decides.
+        IN_ADJUDICATION = "in_adjudication"
         APPROVED = "approved"
         REJECTED = "rejected"
 
@@ -92,6 +94,9 @@ class Item(models.Model):
     # Snapshot of the marks (id, version, geometry, facts) the item was compiled from.
     provenance = models.JSONField(default=dict)
     state = models.CharField(max_length=16, choices=State.choices, default=State.DRAFT)
+    # Counts the author's revisions after rejections: reviews, assignments and audit events carry
+    # the revision they were about, so earlier rounds stay readable. Written only by the lifecycle.
+    revision = models.PositiveIntegerField(default=1)
     # A mark it was compiled from changed (or went) since: it cannot be submitted or approved
     # until it is compiled again. Written only by annotator.compiling.lifecycle.
     stale = models.BooleanField(default=False)
@@ -108,8 +113,10 @@ class Item(models.Model):
         ordering = ["id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(state__in=["draft", "in_review", "approved", "rejected"]), name="item_state_valid"
+                condition=Q(state__in=["draft", "in_review", "in_adjudication", "approved", "rejected"]),
+                name="item_state_valid",
             ),
+            models.CheckConstraint(condition=Q(revision__gte=1), name="item_revision_positive"),
             models.CheckConstraint(
                 condition=Q(answer_format__in=["yes_no", "multiple_choice", "number", "timestamp"]),
                 name="item_format_valid",

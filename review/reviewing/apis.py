@@ -1,9 +1,13 @@
-"""REST API of review: the blind queue, answers, decisions, reasons."""
+"""REST API of review: the reviewer's queue, blind answers, decisions, adjudication, reasons, gold
+items, assignments and the audit trail. Each view: validate -> service or selector -> serialize."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.db.models import Prefetch
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
@@ -11,49 +15,30 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotator.access.permissions import IsAdmin, IsReviewer
+from annotator.access.permissions import IsAdjudicator, IsAdmin, IsReviewer
 from annotator.models import Item
-from review.models import Review
+from review.audit.selectors import events_for_item
+from review.models import Review, ReviewAssignment
 from review.reviewing import selectors
-from review.reviewing.reasons import REASONS
+from review.reviewing.adjudication import item_adjudicate
+from review.reviewing.assignment import assignment_add, assignment_remove
+from review.reviewing.gold import gold_mark, gold_unmark
+from review.reviewing.reasons import reasons_active
+from review.reviewing.serializers import (
+    AdjudicationItemSerializer,
+    AdjudicationOutputSerializer,
+    AdminReviewSerializer,
+    BlindItemSerializer,
+    ItemEventSerializer,
+    ReasonSerializer,
+    ReviewOutputSerializer,
+)
 from review.reviewing.services import review_decide, review_start
 
 
-class BlindItemSerializer(serializers.ModelSerializer):
-    """An item as a reviewer first sees it: no answer key."""
-
-    uid = serializers.CharField(read_only=True)
-    scene_name = serializers.CharField(source="scene.name", read_only=True)
-    # Which marks the question is about (shown highlighted in the workspace); not the answer key.
-    mark_ids = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Item
-        fields = ["id", "uid", "scene", "scene_name", "task", "question", "options", "answer_format", "mark_ids"]
-
-    def get_mark_ids(self, obj: Item) -> list[int]:
-        return sorted(m.id for m in obj.marks.all())
-
-
-class ReviewOutputSerializer(serializers.ModelSerializer):
-    answer_key = serializers.CharField(source="item.answer", read_only=True)
-
-    class Meta:
-        model = Review
-        fields = [
-            "id",
-            "item",
-            "reviewer",
-            "blind_answer",
-            "blind_correct",
-            "answer_key",
-            "decision",
-            "reasons",
-            "comment",
-            "anchor_mark",
-            "created_at",
-            "decided_at",
-        ]
+def _seconds_field() -> serializers.FloatField:
+    """An optional duration or video time in seconds."""
+    return serializers.FloatField(required=False, allow_null=True, default=None, min_value=0)
 
 
 class ReviewQueueApi(APIView):
@@ -61,7 +46,8 @@ class ReviewQueueApi(APIView):
 
     @extend_schema(responses=BlindItemSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(BlindItemSerializer(selectors.review_queue(reviewer=request.user), many=True).data)
+        items = [a.item for a in selectors.review_queue(reviewer=request.user)]
+        return Response(BlindItemSerializer(items, many=True).data)
 
 
 class ReviewItemApi(APIView):
@@ -82,32 +68,40 @@ class ReviewAnswerApi(APIView):
 
     class ReviewAnswerInputSerializer(serializers.Serializer):
         blind_answer = serializers.CharField(max_length=200)
+        answer_seconds = _seconds_field()
 
     @extend_schema(request=ReviewAnswerInputSerializer, responses=ReviewOutputSerializer)
     def post(self, request: Request, item_id: int) -> Response:
         item = selectors.review_item_get(reviewer=request.user, item_id=item_id)
         data = self.ReviewAnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        review = review_start(item=item, reviewer=request.user, blind_answer=data.validated_data["blind_answer"])
+        review = review_start(item=item, reviewer=request.user, **data.validated_data)
         return Response(ReviewOutputSerializer(review).data, status=status.HTTP_201_CREATED)
+
+
+class VerdictInputSerializer(serializers.Serializer):
+    """What reviewers and adjudicators both send: the decision, reasons and anchors."""
+
+    decision = serializers.ChoiceField(choices=[Review.Decision.APPROVE, Review.Decision.REJECT])
+    # Codes are checked against the taxonomy (admins edit it) by the service.
+    reasons = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list)
+    anchor_mark = serializers.IntegerField(required=False, allow_null=True, default=None)
+    anchor_time_s = _seconds_field()
+
+
+class DecisionInputSerializer(VerdictInputSerializer):
+    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=4000)
 
 
 class ReviewDecisionApi(APIView):
     permission_classes = [IsAuthenticated, IsReviewer]
 
-    class ReviewDecisionInputSerializer(serializers.Serializer):
-        decision = serializers.ChoiceField(choices=[Review.Decision.APPROVE, Review.Decision.REJECT])
-        reasons = serializers.ListField(
-            child=serializers.ChoiceField(choices=list(REASONS)), required=False, default=list
-        )
-        comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=4000)
-        anchor_mark = serializers.IntegerField(required=False, allow_null=True, default=None)
+    class ReviewDecisionInputSerializer(DecisionInputSerializer):
+        decision_seconds = _seconds_field()
 
     @extend_schema(request=ReviewDecisionInputSerializer, responses=ReviewOutputSerializer)
     def post(self, request: Request, review_id: int) -> Response:
-        review = Review.objects.filter(id=review_id, reviewer_id=request.user.pk).first()
-        if review is None:
-            return Response({"detail": "no such review"}, status=status.HTTP_404_NOT_FOUND)
+        review = get_object_or_404(Review, id=review_id, reviewer_id=request.user.pk)
         data = self.ReviewDecisionInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
@@ -118,24 +112,146 @@ class ReviewDecisionApi(APIView):
             reasons=v["reasons"],
             comment=v["comment"],
             anchor_mark_id=v["anchor_mark"],
+            anchor_time_s=v["anchor_time_s"],
+            decision_seconds=v["decision_seconds"],
         )
         return Response(ReviewOutputSerializer(review).data)
 
 
 class ReviewListApi(APIView):
-    """Every review of an item, for admins (adjudication, agreement)."""
+    """Every review (gold checks included), for admins: ?item=, ?reviewer=, ?gold=0|1."""
 
     permission_classes = [IsAuthenticated, IsAdmin]
 
-    @extend_schema(responses=ReviewOutputSerializer(many=True))
+    class ReviewFilterSerializer(serializers.Serializer):
+        item = serializers.IntegerField(required=False)
+        reviewer = serializers.IntegerField(required=False)
+        gold = serializers.BooleanField(required=False, allow_null=True, default=None)
+
+    @extend_schema(parameters=[ReviewFilterSerializer], responses=AdminReviewSerializer(many=True))
     def get(self, request: Request) -> Response:
-        qs = Review.objects.select_related("item").order_by("id")
-        if request.query_params.get("item"):
-            qs = qs.filter(item_id=request.query_params["item"])
-        return Response(ReviewOutputSerializer(qs, many=True).data)
+        query = self.ReviewFilterSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        f = query.validated_data
+        qs = Review.objects.select_related("item", "reviewer").order_by("id")
+        if "item" in f:
+            qs = qs.filter(item_id=f["item"])
+        if "reviewer" in f:
+            qs = qs.filter(reviewer_id=f["reviewer"])
+        if f.get("gold") is not None:
+            qs = qs.filter(gold=f["gold"])
+        return Response(AdminReviewSerializer(qs, many=True).data)
 
 
 class ReasonListApi(APIView):
-    @extend_schema(responses=dict[str, str])
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=ReasonSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(REASONS)
+        return Response(ReasonSerializer(reasons_active(), many=True).data)
+
+
+class AdjudicationQueueApi(APIView):
+    """Items in adjudication this user may decide, with every review of their round."""
+
+    permission_classes = [IsAuthenticated, IsAdjudicator | IsAdmin]
+
+    @extend_schema(responses=AdjudicationItemSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        items = selectors.adjudication_queue(user=request.user).prefetch_related(
+            Prefetch("reviews", queryset=Review.objects.select_related("reviewer").order_by("id"))
+        )
+        return Response(AdjudicationItemSerializer(items, many=True).data)
+
+
+class AdjudicationItemApi(APIView):
+    """GET: an item in adjudication with the key and its round's reviews (the workspace reads it
+    to highlight the item's marks); POST: the final decision."""
+
+    permission_classes = [IsAuthenticated, IsAdjudicator | IsAdmin]
+
+    @extend_schema(responses=AdjudicationItemSerializer)
+    def get(self, request: Request, item_id: int) -> Response:
+        item = selectors.adjudication_item_get(user=request.user, item_id=item_id)
+        body: dict[str, Any] = dict(AdjudicationItemSerializer(item).data)
+        body["mark_ids"] = sorted(m.id for m in item.marks.all())
+        return Response(body)
+
+    class AdjudicationInputSerializer(VerdictInputSerializer):
+        # the adjudicator's words: why this decision (the service requires them)
+        reason = serializers.CharField(max_length=4000, allow_blank=True)
+
+    @extend_schema(request=AdjudicationInputSerializer, responses=AdjudicationOutputSerializer)
+    def post(self, request: Request, item_id: int) -> Response:
+        item = selectors.adjudication_item_get(user=request.user, item_id=item_id)
+        data = self.AdjudicationInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        row = item_adjudicate(
+            item=item,
+            adjudicator=request.user,
+            decision=v["decision"],
+            reason=v["reason"],
+            reasons=v["reasons"],
+            anchor_mark_id=v["anchor_mark"],
+            anchor_time_s=v["anchor_time_s"],
+        )
+        return Response(AdjudicationOutputSerializer(row).data, status=status.HTTP_201_CREATED)
+
+
+class ItemAuditApi(APIView):
+    """The item's audit trail (admins)."""
+
+    permission_classes = [IsAuthenticated, IsAdmin]
+
+    @extend_schema(responses=ItemEventSerializer(many=True))
+    def get(self, request: Request, item_id: int) -> Response:
+        get_object_or_404(Item, id=item_id)
+        return Response(ItemEventSerializer(events_for_item(item_id=item_id), many=True).data)
+
+
+class GoldItemApi(APIView):
+    """POST makes an approved item gold; DELETE stops using it as gold (admins)."""
+
+    permission_classes = [IsAuthenticated, IsAdmin]
+
+    @extend_schema(request=None, responses={201: None})
+    def post(self, request: Request, item_id: int) -> Response:
+        gold_mark(item=get_object_or_404(Item, id=item_id), admin=request.user)
+        return Response({"item": item_id, "gold": True}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: None})
+    def delete(self, request: Request, item_id: int) -> Response:
+        left = gold_unmark(item=get_object_or_404(Item, id=item_id), admin=request.user)
+        return Response({"item": item_id, "gold": False, "left_queues": left})
+
+
+class AssignmentApi(APIView):
+    """POST {reviewer} adds a reviewer to an item in review; DELETE ?reviewer= takes it out of a
+    reviewer's queue before they answered (admins)."""
+
+    permission_classes = [IsAuthenticated, IsAdmin]
+
+    class AssignmentInputSerializer(serializers.Serializer):
+        reviewer = serializers.IntegerField()
+
+    @extend_schema(request=AssignmentInputSerializer, responses={201: None})
+    def post(self, request: Request, item_id: int) -> Response:
+        data = self.AssignmentInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        reviewer = get_user_model().objects.filter(id=data.validated_data["reviewer"]).first()
+        if reviewer is None:
+            return Response({"reviewer": ["no such user"]}, status=status.HTTP_400_BAD_REQUEST)
+        row = assignment_add(item=get_object_or_404(Item, id=item_id), reviewer=reviewer, actor=request.user)
+        return Response({"id": row.id, "item": item_id, "reviewer": reviewer.pk}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, parameters=[AssignmentInputSerializer], responses={204: None})
+    def delete(self, request: Request, item_id: int) -> Response:
+        data = self.AssignmentInputSerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        item = get_object_or_404(Item, id=item_id)
+        row = get_object_or_404(
+            ReviewAssignment, item=item, revision=item.revision, reviewer_id=data.validated_data["reviewer"]
+        )
+        assignment_remove(assignment_id=row.id, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,13 +1,30 @@
-"""Rejection taxonomy a reviewer picks from (after VLRS-Bench's expert criteria, plus the
-cross-view failures specific to video + satellite items)."""
+"""The rejection taxonomy (review.RejectionReason, edited by admins in the Django admin): what
+reviewers pick from and how codes read in words."""
 
-REASONS: dict[str, str] = {
-    "ambiguity": "Ambiguity & clarity: the question or options allow several readings",
-    "evidence_mismatch": "Visual evidence mismatch: the key is not supported by the video or the image",
-    "wrong_answer": "Wrong answer key",
-    "triviality": "Triviality: answerable without looking, or pure detection",
-    "professional_relevance": "Professional relevance: non-standard terms or an unrealistic scenario",
-    "mark_geometry": "Mark geometry is wrong (region, point or track misplaced)",
-    "time_anchor": "Time anchor is wrong (interval or first-seen time)",
-    "distractor_quality": "Distractors are implausible or also correct",
-}
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
+
+from review.models import RejectionReason
+
+
+def reasons_active() -> QuerySet[RejectionReason]:
+    return RejectionReason.objects.filter(active=True).order_by("position", "id")
+
+
+def reason_labels() -> dict[str, str]:
+    """Every code, retired ones included (old reviews still name them), to its label."""
+    return dict(RejectionReason.objects.values_list("code", "label"))
+
+
+def reasons_clean(codes: Iterable[str], *, field: str = "reasons") -> list[str]:
+    """Codes in taxonomy order, each once; raises ValidationError naming unknown or retired ones."""
+    wanted = list(dict.fromkeys(str(c) for c in codes))
+    known = {r.code: r.position for r in reasons_active()}
+    unknown = [c for c in wanted if c not in known]
+    if unknown:
+        raise ValidationError({field: f"unknown reason(s): {', '.join(unknown)}"})
+    return sorted(wanted, key=lambda c: known[c])

@@ -1,7 +1,15 @@
-"""Blind review: answer first, then see the key, then decide with reasons."""
+"""Blind review: answer first, then see the key, then decide with reasons. When every reviewer of
+a revision has decided, the item settles by these rules (`settle_outcome`):
+
+- every reviewer approved and every blind answer matches the key -> approved;
+- every reviewer rejected -> rejected, back to the author with their reasons;
+- otherwise (they disagree, or an approving reviewer's blind answer contradicts the key) ->
+  adjudication, where an adjudicator's decision is final.
+The item lifecycle makes each move; gold checks are recorded and never move their item."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -10,40 +18,56 @@ from django.utils import timezone
 
 from annotator.compiling import lifecycle
 from annotator.exceptions import Conflict
-from annotator.models import Item, Mark
-from review.models import Review
-from review.reviewing.reasons import REASONS
+from annotator.models import Item
+from review.models import Review, ReviewAssignment
+from review.reviewing.anchors import anchors_clean
+from review.reviewing.judging import blind_answer_clean, blind_score
+from review.reviewing.policy import policy_get
+from review.reviewing.reasons import reason_labels, reasons_clean
 
-REQUIRED_APPROVALS = 2
+D = Review.Decision
+# Longer than any honest look at one item: a page left open overnight is not a review time.
+MAX_SECONDS = 6 * 3600.0
 
 
-def answers_match(item: Item, answer: str) -> bool:
-    given, key = answer.strip().lower(), item.answer.strip().lower()
-    if item.answer_format in (Item.AnswerFormat.NUMBER, Item.AnswerFormat.TIMESTAMP):
-        try:
-            return abs(float(given) - float(key)) <= (1.0 if item.answer_format == "timestamp" else 0.0)
-        except ValueError:
-            return False
-    return given == key
+def _seconds(given: float | None, since: Any, field: str) -> float | None:
+    """The page's measured seconds, else the server's clock since `since` (capped)."""
+    if given is not None:
+        if not 0 <= given <= MAX_SECONDS:
+            raise ValidationError({field: f"a duration between 0 and {MAX_SECONDS:.0f} s"})
+        return round(float(given), 3)
+    if since is None:
+        return None
+    return round(min((timezone.now() - since).total_seconds(), MAX_SECONDS), 3)
 
 
 @transaction.atomic
-def review_start(*, item: Item, reviewer: Any, blind_answer: str) -> Review:
-    """Record the reviewer's blind answer. Only after this does the reviewer see the key."""
+def review_start(*, item: Item, reviewer: Any, blind_answer: str, answer_seconds: float | None = None) -> Review:
+    """Record the reviewer's blind answer to the item in their queue, scored against the key.
+    Only after this does the reviewer see the key."""
     item = Item.objects.select_for_update().get(id=item.id)
-    if item.state != Item.State.IN_REVIEW:
-        raise Conflict(f"the item is {item.state.replace('_', ' ')}, not in review")
     if item.author_id == reviewer.id:
         raise PermissionDenied("you cannot review an item you wrote")
-    answer = blind_answer.strip()
-    if not answer:
-        raise ValidationError({"blind_answer": "answer the question before seeing the key"})
-    if item.options and answer.lower() not in [str(o).lower() for o in item.options]:
-        raise ValidationError({"blind_answer": f"choose one of: {', '.join(map(str, item.options))}"})
+    assignment = ReviewAssignment.objects.filter(item=item, revision=item.revision, reviewer=reviewer).first()
+    if assignment is None:
+        raise PermissionDenied("this item is not in your review queue")
+    expected = Item.State.APPROVED if assignment.gold else Item.State.IN_REVIEW
+    if item.state != expected:
+        raise Conflict(f"the item is {item.state.replace('_', ' ')}, not in review")
+    answer = blind_answer_clean(item=item, answer=blind_answer)
+    score = blind_score(item=item, answer=answer)
+    seconds = _seconds(answer_seconds, assignment.opened_at, "answer_seconds")
     try:
         with transaction.atomic():
             return Review.objects.create(
-                item=item, reviewer=reviewer, blind_answer=answer, blind_correct=answers_match(item, answer)
+                item=item,
+                revision=item.revision,
+                reviewer=reviewer,
+                gold=assignment.gold,
+                blind_answer=answer,
+                blind_score=score,
+                blind_correct=score >= 1.0,
+                answer_seconds=seconds,
             )
     except IntegrityError:
         raise Conflict("you have already reviewed this item") from None
@@ -58,44 +82,81 @@ def review_decide(
     reasons: list[str],
     comment: str = "",
     anchor_mark_id: int | None = None,
+    anchor_time_s: float | None = None,
+    decision_seconds: float | None = None,
 ) -> Review:
-    """Approve or reject. Any rejection sends the item back to its author; enough approvals
-    (and none against) approve it."""
+    """Approve or reject, with reasons for a rejection and a comment anchored on a mark or a video
+    time. The assignment is done; once every reviewer of the revision has decided, the item
+    settles (see the module's rules)."""
     if review.reviewer_id != reviewer.id:
         raise PermissionDenied("this is not your review")
     review = Review.objects.select_for_update().get(id=review.id)
-    item = Item.objects.select_for_update().get(id=review.item_id)
-    if review.decision != Review.Decision.PENDING:
+    item = Item.objects.select_for_update().select_related("scene__video").get(id=review.item_id)
+    if review.decision != D.PENDING:
         raise Conflict("this review is already decided")
-    if item.state != Item.State.IN_REVIEW:
+    if not review.gold and (item.state != Item.State.IN_REVIEW or item.revision != review.revision):
         raise Conflict(f"the item is {item.state.replace('_', ' ')}, not in review")
-    _validate_decision(decision, reasons, comment, anchor_mark_id, item)
+    if decision not in (D.APPROVE, D.REJECT):
+        raise ValidationError({"decision": "approve or reject"})
+    reasons = reasons_clean(reasons)
+    if decision == D.REJECT and not reasons:
+        raise ValidationError({"reasons": "a rejection needs at least one reason"})
+    if decision == D.APPROVE and reasons:
+        raise ValidationError({"reasons": "an approval carries no rejection reasons"})
+    anchor_mark_id, anchor_time_s = anchors_clean(item=item, mark_id=anchor_mark_id, time_s=anchor_time_s)
+    now = timezone.now()
     review.decision, review.reasons, review.comment = decision, reasons, comment.strip()
-    review.anchor_mark_id, review.decided_at = anchor_mark_id, timezone.now()
+    review.anchor_mark_id, review.anchor_time_s, review.decided_at = anchor_mark_id, anchor_time_s, now
+    review.decision_seconds = _seconds(decision_seconds, review.created_at, "decision_seconds")
     review.save()
-    _settle_item(item)
+    ReviewAssignment.objects.filter(item=item, revision=review.revision, reviewer=reviewer).update(done_at=now)
+    if not review.gold:
+        _settle(item=item, actor=reviewer)
     return review
 
 
-def _validate_decision(decision: str, reasons: list[str], comment: str, anchor_mark_id: int | None, item: Item) -> None:
-    if decision not in (Review.Decision.APPROVE, Review.Decision.REJECT):
-        raise ValidationError({"decision": "approve or reject"})
-    unknown = [r for r in reasons if r not in REASONS]
-    if unknown:
-        raise ValidationError({"reasons": f"unknown reason(s): {', '.join(unknown)}"})
-    if decision == Review.Decision.REJECT and not reasons:
-        raise ValidationError({"reasons": "a rejection needs at least one reason"})
-    if decision == Review.Decision.APPROVE and reasons:
-        raise ValidationError({"reasons": "an approval carries no rejection reasons"})
-    if anchor_mark_id is not None and not Mark.objects.filter(id=anchor_mark_id, items=item).exists():
-        raise ValidationError({"anchor_mark": "the comment can only be anchored on one of the item's marks"})
+@dataclass(frozen=True)
+class Vote:
+    """What settling needs of one decided review."""
+
+    decision: str
+    blind_correct: bool
+    blind_answer: str
+    reasons: tuple[str, ...] = ()
 
 
-def _settle_item(item: Item) -> None:
-    """Any rejection sends the item back; enough approvals (and none against) approve it. The
-    lifecycle makes the move (and refuses to approve an item whose marks changed)."""
-    decisions = list(item.reviews.values_list("decision", flat=True))
-    if Review.Decision.REJECT in decisions:
-        lifecycle.item_reject(item=item)
-    elif decisions.count(Review.Decision.APPROVE) >= REQUIRED_APPROVALS:
-        lifecycle.item_approve(item=item)
+def settle_outcome(votes: list[Vote], *, key: str, labels: dict[str, str] | None = None) -> tuple[str, str]:
+    """(lifecycle action, reason in words) for a revision whose reviewers have all decided."""
+    labels = labels or {}
+    approvals = [v for v in votes if v.decision == D.APPROVE]
+    if len(approvals) == len(votes):
+        wrong = [v for v in approvals if not v.blind_correct]
+        if not wrong:
+            return "approve", f"{len(votes)} reviewers approved and every blind answer matched the key"
+        answers = ", ".join(sorted({v.blind_answer for v in wrong}))
+        return "escalate", f"an approving reviewer's blind answer ({answers}) contradicts the key ({key})"
+    if not approvals:
+        named = sorted({labels.get(r, r) for v in votes for r in v.reasons})
+        return "reject", f"{len(votes)} reviewers rejected: {'; '.join(named)}"
+    return "escalate", f"reviewers disagree: {len(approvals)} approved, {len(votes) - len(approvals)} rejected"
+
+
+def _settle(*, item: Item, actor: Any) -> None:
+    """Move the item once every reviewer of its revision has decided (at least the policy's
+    number): the reviewer whose decision completed the set is the transition's actor."""
+    assigned = ReviewAssignment.objects.filter(item=item, revision=item.revision, gold=False).count()
+    reviews = list(Review.objects.filter(item=item, revision=item.revision, gold=False))
+    if any(r.decision == D.PENDING for r in reviews) or len(reviews) < max(assigned, policy_get().reviewers_per_item):
+        return
+    votes = [Vote(r.decision, r.blind_correct, r.blind_answer, tuple(r.reasons)) for r in reviews]
+    action, reason = settle_outcome(votes, key=item.answer, labels=reason_labels())
+    move = {"approve": lifecycle.item_approve, "reject": lifecycle.item_reject, "escalate": lifecycle.item_escalate}
+    move[action](item=item, actor=actor, reason=reason)
+
+
+@transaction.atomic
+def review_opened(*, item: Item, reviewer: Any) -> None:
+    """The reviewer opened the blind page: starts the server's clock for the answer time (once)."""
+    ReviewAssignment.objects.filter(
+        item=item, revision=item.revision, reviewer=reviewer, opened_at__isnull=True
+    ).update(opened_at=timezone.now())

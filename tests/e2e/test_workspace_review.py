@@ -19,7 +19,7 @@ def test_rejected_item_feedback_is_shown_on_its_marks(scene: Scene, login, scree
     other = _mark(scene, "point", {"type": "Point", "coordinates": [500, 500]}, "lamppost", 1.0)
     ann = scene.assignments.get().annotator
     item = item_compile(user=ann, task="target_visibility", mark_ids=[region.id])
-    item_submit(item=item)
+    item_submit(item=item, actor=ann)
     rev = type(ann).objects.get(username="rev")
     review = review_start(item=item, reviewer=rev, blind_answer="yes")
     review_decide(

@@ -114,5 +114,5 @@ def _item_in_review(scene: Scene) -> tuple[Mark, Mark, int]:
     other = _mark(scene, "point", {"type": "Point", "coordinates": [500, 500]}, "lamppost", 1.0)
     ann = scene.assignments.get().annotator
     item = item_compile(user=ann, task="target_visibility", mark_ids=[region.id])
-    item_submit(item=item)
+    item_submit(item=item, actor=ann)
     return region, other, item.id

@@ -10,7 +10,7 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
-from annotator.access.roles import ADMIN, ANNOTATOR, REVIEWER
+from annotator.access.roles import ADJUDICATOR, ADMIN, ANNOTATOR, REVIEWER
 
 DEMO_USERS = [
     ("admin", ADMIN),
@@ -18,6 +18,7 @@ DEMO_USERS = [
     ("annotator2", ANNOTATOR),
     ("reviewer1", REVIEWER),
     ("reviewer2", REVIEWER),
+    ("adjudicator", ADJUDICATOR),
 ]
 
 

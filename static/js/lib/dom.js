@@ -26,7 +26,7 @@ export function el(tag, attrs, ...children) {
   return node;
 }
 
-const STATE_LABELS = /** @type {Record<string, string>} */ ({ draft: "Draft", in_review: "In Review", approved: "Approved", rejected: "Rejected" });
+const STATE_LABELS = /** @type {Record<string, string>} */ ({ draft: "Draft", in_review: "In Review", in_adjudication: "In Adjudication", approved: "Approved", rejected: "Rejected" });
 
 /** @param {string} state @param {string} [label] */
 export function badge(state, label) {

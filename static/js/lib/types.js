@@ -65,6 +65,8 @@
  * @property {string} [answer]
  * @property {string} [state]
  * @property {number[]} [mark_ids]
+ * @property {number} [revision]
+ * @property {boolean} [stale]
  * @property {number} [approvals]
  * @property {number} [rejections]
  * @property {boolean} [stale] a mark it was built from changed since

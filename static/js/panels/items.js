@@ -35,6 +35,7 @@ export class ItemsPanel {
         if (!btn || !li) return;
         if (btn.dataset.action === "submit") this.submit(Number(li.dataset.itemId), btn);
         if (btn.dataset.action === "recompile") this.recompile(Number(li.dataset.itemId), btn);
+        if (btn.dataset.action === "revise") this.revise(Number(li.dataset.itemId), btn);
       });
       // Saving a mark can make items built from it stale: the server says which.
       ws.store.on("status", (/** @type {string} */ state) => { if (state === "saved") this.reloadSoon(); });
@@ -44,7 +45,8 @@ export class ItemsPanel {
   render() {
     if (!this.list) return;
     const sorted = [...this.ws.items.values()].sort((a, b) => Number(needsYou(b)) - Number(needsYou(a)) || b.id - a.id);
-    this.list.replaceChildren(...sorted.map((it) => itemEntry(it, { editable: this.ws.editable })));
+    const recordUrl = this.ws.cfg.itemRecordUrl;
+    this.list.replaceChildren(...sorted.map((it) => itemEntry(it, { editable: this.ws.editable, recordUrl })));
     byId("items-count").textContent = String(sorted.length);
     byId("items-empty").classList.toggle("hidden", sorted.length > 0);
     this.ws.render();
@@ -83,6 +85,21 @@ export class ItemsPanel {
       this.render();
     } catch (err) { /* the next round asks again */ }
     this.pollTimer = setTimeout(() => this.pollViews(), VIEW_POLL_MS);
+  }
+
+  /** The next revision of a rejected item, compiled again from its marks as they are now (a draft
+   * to check and submit). @param {number} id @param {HTMLButtonElement} button */
+  async revise(id, button) {
+    const ws = this.ws;
+    button.disabled = true;
+    ws.setStatus("saving", "Revising…");
+    const seconds = ws.effort.take();
+    try {
+      const item = await api.post(urlFor(ws.cfg.itemReviseUrl, id), { active_seconds: seconds });
+      ws.items.set(item.id, item);
+      this.render();
+      ws.setStatus("saved", `Revised ${item.uid} (revision ${item.revision}, draft): check it, then submit`);
+    } catch (err) { ws.effort.giveBack(seconds); ws.fail(err); button.disabled = false; }
   }
 
   /** @param {number} id @param {HTMLButtonElement} button */

@@ -5,7 +5,7 @@ import { badge, el } from "../lib/dom.js";
 
 /** @typedef {import("../lib/types.js").Mark} Mark */
 /** @typedef {import("../lib/types.js").Item} Item */
-/** @typedef {{uid: string, reasons: string[], comment: string}} Feedback */
+/** @typedef {{uid: string, reasons: string[], comment: string, time?: number|null}} Feedback */
 
 /** @type {Record<string, string>} */
 export const TASK_LABELS = {
@@ -89,7 +89,8 @@ export function markEntry(mark, opts) {
   }, top, meta);
   for (const f of opts.feedback || []) {
     li.append(el("div", { class: "mk-feedback" },
-      el("strong", {}, f.uid + ": "), f.reasons.join("; "), f.comment ? el("em", {}, " “" + f.comment + "”") : null));
+      el("strong", {}, f.uid + ": "), f.reasons.join("; "), f.comment ? el("em", {}, " “" + f.comment + "”") : null,
+      typeof f.time === "number" ? el("a", { href: "#", class: "fb-time", dataset: { seek: f.time } }, " at " + f.time.toFixed(2) + " s") : null));
   }
   if (opts.editable) li.append(markActions(mark, opts));
   return li;
@@ -135,12 +136,13 @@ function itemFlags(item) {
   return flags.length ? el("div", { class: "it-flags" }, ...flags) : null;
 }
 
-/** @param {Item} item @param {{editable: boolean}} opts */
+/** @param {Item} item @param {{editable: boolean, recordUrl?: string}} opts */
 export function itemEntry(item, opts) {
   const view = item.model_view;
-  const li = el("li", { dataset: { itemId: item.id, state: item.state, stale: item.stale ? "1" : "" } },
+  const li = el("li", { dataset: { itemId: item.id, state: item.state, stale: item.stale ? "1" : "", revision: item.revision || 1 } },
     el("div", { class: "mk-top" },
       el("span", { class: "mono small" }, item.uid),
+      (item.revision || 1) > 1 ? el("span", { class: "small muted it-rev", title: "revision" }, "rev " + item.revision) : null,
       el("span", { class: "it-task small" }, TASK_LABELS[item.task] || item.task),
       badge(item.state || "")),
     itemFlags(item),
@@ -154,14 +156,23 @@ export function itemEntry(item, opts) {
     view && view.image_url ? el("a", { class: "it-view", href: view.image_url, target: "_blank", rel: "noopener",
       title: "The model view: what a model is given for this item" + (view.segment_s ? ` (video ${view.segment_s[0]}–${view.segment_s[1]} s)` : "") },
     el("img", { src: view.image_url, alt: "Model view of " + item.uid, loading: "lazy", dataset: { testid: "model-view" } })) : null);
-  const open = item.state === "draft" || item.state === "rejected";
-  if (opts.editable && open && !item.replaced_by) {
-    li.append(el("div", { class: "mk-actions" },
-      item.state === "draft" && !item.stale ? el("button", { class: "btn small primary submit-item", type: "button",
+  // Drafts are submitted, or compiled again when a mark changed; a rejected item is revised (its next
+  // revision, reviewed again); earlier revisions and their reviews are on the item's record page.
+  const record = opts.recordUrl ? opts.recordUrl.replace("/0/", "/" + item.id + "/") : null;
+  const history = record && (item.state === "rejected" || (item.revision || 1) > 1)
+    ? el("a", { class: "btn small", href: record, target: "_blank", rel: "noopener" }, "History") : null;
+  let actions = [];
+  if (opts.editable && item.state === "draft" && !item.replaced_by) {
+    actions = [
+      !item.stale ? el("button", { class: "btn small primary submit-item", type: "button",
         dataset: { action: "submit", testid: "submit-item" } }, "Submit for review") : null,
-      item.stale || item.state === "rejected" ? el("button", { class: "btn small" + (item.stale ? " primary" : ""), type: "button",
-        dataset: { action: "recompile", testid: "recompile" },
-        title: "A fresh draft of the same task from the same marks, as they are now" }, "Recompile") : null));
+      item.stale ? el("button", { class: "btn small primary", type: "button", dataset: { action: "recompile", testid: "recompile" },
+        title: "A fresh draft of the same task from the same marks, as they are now" }, "Recompile") : null,
+    ];
+  } else if (opts.editable && item.state === "rejected" && !item.replaced_by) {
+    actions = [el("button", { class: "btn small primary revise-item", type: "button", dataset: { action: "revise", testid: "revise-item" },
+      title: "Compile this item again from its marks as they are now, as its next revision" }, "Revise")];
   }
+  if (actions.length || history) li.append(el("div", { class: "mk-actions" }, ...actions, history));
   return li;
 }

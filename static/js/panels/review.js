@@ -19,13 +19,14 @@ export function readFeedback() {
     let text = "";
     if (comment) {
       const copy = /** @type {HTMLElement} */ (comment.cloneNode(true));
-      copy.querySelectorAll("a").forEach((a) => a.remove());
+      copy.querySelectorAll("a").forEach((a) => a.remove());  // "on mark #12", "at 4.20 s"
       text = (copy.textContent || "").trim().replace(/^“|”$/g, "");
     }
     return {
       itemId: Number(node.dataset.itemId), uid: node.dataset.itemUid || "#" + node.dataset.itemId,
       reasons: [...node.querySelectorAll(".fb-reasons li")].map((li) => (li.textContent || "").trim()),
       comment: text, anchorMark: node.dataset.anchorMark ? Number(node.dataset.anchorMark) : null,
+      time: node.dataset.anchorTime ? Number(node.dataset.anchorTime) : null,
     };
   });
 }

@@ -110,4 +110,11 @@ export function wireEvents(ws) {
     ws.select(id, { seek: true });
     if (ws.map) ws.map.reveal(id);
   }));
+  // "at 4.20 s" in feedback (in the panel and on a mark's entry, which is redrawn): seek there.
+  document.addEventListener("click", (ev) => {
+    const a = /** @type {HTMLElement|null} */ (/** @type {HTMLElement} */ (ev.target).closest("[data-seek]"));
+    if (!a) return;
+    ev.preventDefault();
+    ws.cursor.seek(Number(a.dataset.seek));
+  });
 }

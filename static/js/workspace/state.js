@@ -33,6 +33,8 @@ import { MarkStore } from "./store.js";
  * @property {string} itemsPreviewUrl
  * @property {string} compileAllUrl
  * @property {string} videoUrl
+ * @property {string} itemReviseUrl
+ * @property {string} [itemRecordUrl] an item's revisions and reviews (the author's and admins' page)
  * @property {string} keyframesUrl
  * @property {string} [filmstripVtt] only when the pipeline built the thumbnails track
  * @property {string} editable "1" or ""

@@ -1,49 +1,145 @@
-"""review.reviewing.apis: reviewers only, blind answers, and a queue whose query count does not grow."""
+"""review.reviewing.apis: roles, the blind flow over HTTP (400 with field messages, 403, 404, 409),
+adjudication, gold, assignments, the audit trail, and list endpoints whose query counts stay
+flat as rows grow."""
 
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from tests.factories import ItemFactory, MarkFactory, SceneFactory
+from annotator.access.roles import ADJUDICATOR
+from annotator.models import Item
+from tests.factories import UserFactory
+from tests.review.reviewing.conftest import vote
 
 pytestmark = pytest.mark.django_db
 
 
-def _submitted(annotator):  # type: ignore[no-untyped-def]
-    scene = SceneFactory(annotators=[annotator])
-    return ItemFactory(
-        scene=scene, author=annotator, marks=[MarkFactory(scene=scene, author=annotator)], state="in_review"
-    )
-
-
 def _count(client, url: str) -> int:  # type: ignore[no-untyped-def]
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     client.get(url)  # the first request also loads the user's roles, cached afterwards
     with CaptureQueriesContext(connection) as ctx:
         assert client.get(url).status_code == 200
     return len(ctx.captured_queries)
 
 
-def test_queue_is_for_reviewers_and_hides_answers(annotator, reviewer, api) -> None:
-    item = _submitted(annotator)
+def test_queue_is_for_reviewers_and_hides_answers(item, annotator, reviewer, api) -> None:
     assert api(annotator).get("/api/review/queue/").status_code == 403
     queue = api(reviewer).get("/api/review/queue/").json()
-    shown = next(q for q in queue if q["id"] == item.id)
-    # a blind review: the answer key is not in what the reviewer sees first
-    assert "answer" not in shown
+    assert [q["id"] for q in queue] == [item.id]
+    assert not {"answer", "state", "gold"} & set(queue[0])  # blind: no key, nothing that tells gold
 
 
-def test_queue_queries_do_not_grow(annotator, reviewer, api) -> None:
+def test_queue_queries_do_not_grow(submit, reviewer, second_reviewer, api, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     client = api(reviewer)
-    _submitted(annotator)
+    submit()
     few = _count(client, "/api/review/queue/")
     for _ in range(6):
-        _submitted(annotator)
-    assert _count(client, "/api/review/queue/") == few <= 8
+        submit()
+    assert _count(client, "/api/review/queue/") == few
+    with django_assert_max_num_queries(few):
+        assert len(client.get("/api/review/queue/").json()) == 7
 
 
-def test_reviews_list_is_for_admins(reviewer, admin, api) -> None:
+def test_the_blind_flow_over_http(item, reviewer, api) -> None:
+    client = api(reviewer)
+    # the item shows no review (so no key) until answered
+    assert client.get(f"/api/review/items/{item.id}/").json()["review"] is None
+    bad = client.post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "maybe"})
+    assert (bad.status_code, bad.json()) == (400, {"blind_answer": ["choose one of: yes, no"]})
+    answered = client.post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "yes", "answer_seconds": 4.2})
+    assert answered.status_code == 201
+    body = answered.json()
+    assert (body["answer_key"], body["blind_correct"], body["answer_seconds"]) == ("yes", True, 4.2)
+    assert client.post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "no"}).status_code == 409
+    decision = f"/api/reviews/{body['id']}/decision/"
+    refused = client.post(decision, {"decision": "reject", "reasons": []}, format="json")
+    assert (refused.status_code, refused.json()) == (400, {"reasons": ["a rejection needs at least one reason"]})
+    done = client.post(
+        decision,
+        {"decision": "reject", "reasons": ["question_unclear"], "comment": "which pond?", "anchor_time_s": 1.5},
+        format="json",
+    )
+    assert done.status_code == 200, done.content
+    assert (done.json()["reasons"], done.json()["anchor_time_s"]) == (["question_unclear"], 1.5)
+
+
+def test_items_of_others_are_not_found(item, api) -> None:
+    outsider = UserFactory(username="r9", roles=["reviewer"])
+    assert api(outsider).get(f"/api/review/items/{item.id}/").status_code == 404
+    assert api(outsider).post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "yes"}).status_code == 404
+
+
+def test_reasons_come_from_the_taxonomy(reviewer, api) -> None:
+    codes = [r["code"] for r in api(reviewer).get("/api/review/reasons/").json()]
+    assert codes[:3] == ["wrong_key", "wrong_option", "distractor_correct"]
+    assert {"ambiguity", "evidence_mismatch", "triviality", "professional_relevance"} <= set(codes)
+    assert len(codes) == 12
+
+
+def test_adjudication_over_http(item, reviewer, second_reviewer, api) -> None:
+    vote(item, reviewer, "yes", "approve")
+    vote(item, second_reviewer, "yes", "reject", ("mark_misplaced",))
+    judge = UserFactory(username="judge", roles=[ADJUDICATOR])
+    client = api(judge)
+    assert api(reviewer).get("/api/review/adjudication/").status_code == 403
+    [queued] = client.get("/api/review/adjudication/").json()
+    assert queued["answer"] == "yes" and [r["decision"] for r in queued["reviews"]] == ["approve", "reject"]
+    assert client.get(f"/api/review/adjudication/{item.id}/").json()["mark_ids"] == [item.marks.get().id]
+    url = f"/api/review/adjudication/{item.id}/"
+    missing = client.post(url, {"decision": "approve", "reason": ""}, format="json")
+    assert (missing.status_code, missing.json()) == (400, {"reason": ["say why: the adjudicator's decision is final"]})
+    done = client.post(url, {"decision": "approve", "reason": "the key holds"}, format="json")
+    assert done.status_code == 201 and Item.objects.get(id=item.id).state == "approved"
+    assert client.post(url, {"decision": "approve", "reason": "again"}, format="json").status_code == 404
+
+
+def test_adjudication_queue_queries_do_not_grow(submit, reviewer, second_reviewer, api) -> None:  # type: ignore[no-untyped-def]
+    judge = api(UserFactory(username="judge", roles=[ADJUDICATOR]))
+
+    def disputed() -> None:
+        item = submit()
+        vote(item, reviewer, "yes", "approve")
+        vote(item, second_reviewer, "no", "approve")
+
+    disputed()
+    few = _count(judge, "/api/review/adjudication/")
+    for _ in range(4):
+        disputed()
+    assert _count(judge, "/api/review/adjudication/") == few
+
+
+def test_reviews_list_is_for_admins_and_does_not_grow(submit, reviewer, second_reviewer, admin, api) -> None:  # type: ignore[no-untyped-def]
     assert api(reviewer).get("/api/reviews/").status_code == 403
-    assert api(admin).get("/api/reviews/").status_code == 200
+    client = api(admin)
+    vote(submit(), reviewer, "yes", "approve")
+    few = _count(client, "/api/reviews/")
+    for _ in range(5):
+        vote(submit(), reviewer, "yes", "approve")
+    assert _count(client, "/api/reviews/") == few
+    rows = client.get(f"/api/reviews/?reviewer={reviewer.id}&gold=0").json()
+    assert len(rows) == 6 and rows[0]["reviewer_name"] == "rev1" and rows[0]["gold"] is False
+    assert client.get("/api/reviews/?item=x").status_code == 400
+
+
+def test_audit_trail_gold_and_assignments_are_for_admins(item, reviewer, second_reviewer, admin, api) -> None:
+    assert api(reviewer).get(f"/api/review/items/{item.id}/audit/").status_code == 403
+    trail = api(admin).get(f"/api/review/items/{item.id}/audit/").json()
+    assert [(e["action"], e["actor_name"]) for e in trail] == [("create", "ann"), ("submit", "ann")]
+    assert api(admin).post(f"/api/review/items/{item.id}/gold/").status_code == 409  # not approved
+    vote(item, reviewer, "yes", "approve")
+    vote(item, second_reviewer, "yes", "approve")
+    assert api(admin).post(f"/api/review/items/{item.id}/gold/").status_code == 201
+    assert api(admin).delete(f"/api/review/items/{item.id}/gold/").json()["gold"] is False
+    added = api(admin).post(f"/api/review/items/{item.id}/assignments/", {"reviewer": reviewer.id})
+    assert added.status_code == 409  # approved: no more reviewers
+
+
+def test_revise_over_http(item, annotator, reviewer, second_reviewer, api) -> None:  # type: ignore[no-untyped-def]
+    assert api(annotator).post(f"/api/items/{item.id}/revise/").status_code == 409
+    vote(item, reviewer, "no", "reject", ("wrong_key",))
+    vote(item, second_reviewer, "no", "reject", ("wrong_key",))
+    assert api(reviewer).post(f"/api/items/{item.id}/revise/").status_code == 403
+    revised = api(annotator).post(f"/api/items/{item.id}/revise/", {"note": "checked"}, format="json")
+    assert revised.status_code == 200, revised.content
+    assert (revised.json()["revision"], revised.json()["state"]) == (2, "draft")
