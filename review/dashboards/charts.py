@@ -54,7 +54,7 @@ def bar_chart(
 
 def interval_chart(rows: Sequence[tuple[str, float, float, float]], *, title: str = "") -> SafeString:
     """A point with its interval per row, (label, value, low, high), all in [0, 1]."""
-    width = LABEL_WIDTH + BAR_WIDTH + VALUE_WIDTH + 40
+    width = LABEL_WIDTH + BAR_WIDTH + VALUE_WIDTH + 110  # room for "99.9 [99.9, 100.0]"
     height = max(1, len(rows)) * ROW_HEIGHT + 6
     parts = [
         f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}"'

@@ -90,6 +90,21 @@ def screenshot(request):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
+def taxonomy(db) -> None:  # type: ignore[no-untyped-def]
+    """The rejection reasons as migration review.0004 seeds them, from its own list: a transactional
+    test after the first finds the tables emptied."""
+    import importlib
+
+    from review.models import RejectionReason
+
+    seed = importlib.import_module("review.migrations.0004_review_flow").REASONS_SEED
+    for position, (code, label, description, group) in enumerate(seed):
+        RejectionReason.objects.get_or_create(
+            code=code, defaults={"label": label, "description": description, "group": group, "position": position}
+        )
+
+
+@pytest.fixture
 def eager_celery() -> Iterator[None]:
     """Run media jobs inline: the browser tests are about the pages, the worker has its own test."""
     from config.celery import app

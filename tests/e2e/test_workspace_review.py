@@ -14,27 +14,29 @@ from tests.e2e.workspace_helpers import _api_marks, _flat, _item_in_review, _li,
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
-def test_rejected_item_feedback_is_shown_on_its_marks(scene: Scene, login, screenshot) -> None:  # type: ignore[no-untyped-def]
+def test_rejected_item_feedback_is_shown_on_its_marks(scene: Scene, login, screenshot, taxonomy) -> None:  # type: ignore[no-untyped-def]
     region = _polygon(scene)
     other = _mark(scene, "point", {"type": "Point", "coordinates": [500, 500]}, "lamppost", 1.0)
     ann = scene.assignments.get().annotator
     item = item_compile(user=ann, task="target_visibility", mark_ids=[region.id])
     item_submit(item=item, actor=ann)
-    rev = type(ann).objects.get(username="rev")
-    review = review_start(item=item, reviewer=rev, blind_answer="yes")
-    review_decide(
-        review=review,
-        reviewer=rev,
-        decision="reject",
-        reasons=["mark_geometry"],
-        comment="The island is larger than this",
-        anchor_mark_id=region.id,
-    )
+    # both reviewers it went to reject it; one anchors the comment on the region
+    for name, comment in (("rev", "The island is larger than this"), ("rev1", "")):
+        rev = type(ann).objects.get(username=name)
+        review = review_start(item=item, reviewer=rev, blind_answer="yes")
+        review_decide(
+            review=review,
+            reviewer=rev,
+            decision="reject",
+            reasons=["mark_misplaced"],
+            comment=comment,
+            anchor_mark_id=region.id if comment else None,
+        )
     page = login("ann")
     _open(page, scene.id)
     page.wait_for_selector(f"{_li(page, region.id)} .mk-flag")
     text = page.inner_text(f"{_li(page, region.id)} .mk-feedback")
-    assert "Mark geometry is wrong" in text and "The island is larger than this" in text
+    assert "Mark misplaced" in text and "The island is larger than this" in text
     assert page.locator(f"{_li(page, other.id)} .mk-flag").count() == 0
     assert page.evaluate(f"Skymark.workspace.map.flags.has({region.id})")
     screenshot(page, "feedback")

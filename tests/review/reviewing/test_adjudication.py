@@ -18,7 +18,7 @@ from review.reviewing.adjudication import item_adjudicate
 from review.reviewing.policy import policy_get
 from review.reviewing.selectors import adjudication_queue, feedback_for_items, item_rounds
 from tests.factories import AnnotatorFactory, ReviewerFactory, UserFactory
-from tests.review.reviewing.conftest import vote
+from tests.review.flow import vote
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from annotator.access.roles import ADJUDICATOR
 from annotator.models import Item
 from tests.factories import UserFactory
-from tests.review.reviewing.conftest import vote
+from tests.review.flow import vote
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from review.reviewing.policy import policy_get
 from review.reviewing.selectors import review_queue
 from review.reviewing.services import review_decide, review_start
 from tests.factories import AnnotatorFactory, ReviewerFactory
-from tests.review.reviewing.conftest import vote
+from tests.review.flow import vote
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from review.models import ItemEvent, Review, ReviewAssignment
 from review.reviewing.selectors import feedback_for_items
 from review.reviewing.services import Vote, review_decide, review_start, settle_outcome
 from tests.factories import MarkFactory, ReviewerFactory
-from tests.review.reviewing.conftest import vote
+from tests.review.flow import vote
 
 pytestmark = pytest.mark.django_db
 

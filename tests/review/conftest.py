@@ -11,8 +11,6 @@ import pytest
 from annotator.compiling import lifecycle
 from annotator.compiling.services import item_compile
 from annotator.models import Item
-from review.models import Review
-from review.reviewing.services import review_decide, review_start
 from tests.factories import MarkFactory
 
 TV = Item.Task.TARGET_VISIBILITY
@@ -36,9 +34,3 @@ def submit(annotator) -> Callable[..., Item]:  # type: ignore[no-untyped-def]
 def item(submit, reviewer, second_reviewer) -> Item:  # type: ignore[no-untyped-def]
     """An item in review (key "yes") assigned to rev1 and rev2."""
     return submit()
-
-
-def vote(item: Item, reviewer: Any, answer: str, decision: str, reasons: tuple[str, ...] = (), **kw: Any) -> Review:
-    """A reviewer answers blind, then decides."""
-    review = review_start(item=item, reviewer=reviewer, blind_answer=answer)
-    return review_decide(review=review, reviewer=reviewer, decision=decision, reasons=list(reasons), **kw)
