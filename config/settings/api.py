@@ -25,5 +25,7 @@ SPECTACULAR_SETTINGS = {
         "MediaJobKindEnum": "annotator.models.MediaJob.Kind",
         "MediaJobStateEnum": "annotator.models.MediaJob.State",
         "ItemStateEnum": "annotator.models.Item.State",
+        "ReviewDecisionEnum": "review.models.reviews.Decision",
+        "VerdictEnum": [("approve", "Approve"), ("reject", "Reject")],
     },
 }

@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
 from annotator.compiling.catalog import TASK_DIMENSION
 from annotator.models import Item, ModelView, SatelliteImage, Scene
@@ -178,7 +178,8 @@ def release_inputs(items: QuerySet[Item]) -> ReleaseInputs:
     # Reviewers appear under a stable alias (in order of their first review), never by name.
     alias: dict[int, str] = {}
     reviews = (
-        Review.objects.filter(item_id__in=out.item_ids)
+        # the current revision's blind answers (earlier rounds answered other keys), gold checks included
+        Review.objects.filter(item_id__in=out.item_ids, revision=F("item__revision"))
         .order_by("id")
         .values_list("item_id", "reviewer_id", "blind_answer")
     )

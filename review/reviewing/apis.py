@@ -35,6 +35,9 @@ from review.reviewing.serializers import (
 )
 from review.reviewing.services import review_decide, review_start
 
+# approve or reject (a decision that is not pending), named as in the schema's VerdictEnum
+VERDICTS = [(Review.Decision.APPROVE.value, "Approve"), (Review.Decision.REJECT.value, "Reject")]
+
 
 def _seconds_field() -> serializers.FloatField:
     """An optional duration or video time in seconds."""
@@ -82,7 +85,7 @@ class ReviewAnswerApi(APIView):
 class VerdictInputSerializer(serializers.Serializer):
     """What reviewers and adjudicators both send: the decision, reasons and anchors."""
 
-    decision = serializers.ChoiceField(choices=[Review.Decision.APPROVE, Review.Decision.REJECT])
+    decision = serializers.ChoiceField(choices=VERDICTS)
     # Codes are checked against the taxonomy (admins edit it) by the service.
     reasons = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list)
     anchor_mark = serializers.IntegerField(required=False, allow_null=True, default=None)
@@ -232,12 +235,12 @@ class AssignmentApi(APIView):
 
     permission_classes = [IsAuthenticated, IsAdmin]
 
-    class AssignmentInputSerializer(serializers.Serializer):
+    class ReviewAssignmentInputSerializer(serializers.Serializer):
         reviewer = serializers.IntegerField()
 
-    @extend_schema(request=AssignmentInputSerializer, responses={201: None})
+    @extend_schema(request=ReviewAssignmentInputSerializer, responses={201: None})
     def post(self, request: Request, item_id: int) -> Response:
-        data = self.AssignmentInputSerializer(data=request.data)
+        data = self.ReviewAssignmentInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         reviewer = get_user_model().objects.filter(id=data.validated_data["reviewer"]).first()
         if reviewer is None:
@@ -245,9 +248,9 @@ class AssignmentApi(APIView):
         row = assignment_add(item=get_object_or_404(Item, id=item_id), reviewer=reviewer, actor=request.user)
         return Response({"id": row.id, "item": item_id, "reviewer": reviewer.pk}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, parameters=[AssignmentInputSerializer], responses={204: None})
+    @extend_schema(request=None, parameters=[ReviewAssignmentInputSerializer], responses={204: None})
     def delete(self, request: Request, item_id: int) -> Response:
-        data = self.AssignmentInputSerializer(data=request.query_params)
+        data = self.ReviewAssignmentInputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
         item = get_object_or_404(Item, id=item_id)
         row = get_object_or_404(

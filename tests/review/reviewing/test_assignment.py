@@ -171,3 +171,20 @@ def test_gold_is_for_approved_items_and_unmarking_takes_it_out_of_open_queues(su
     assert gold_unmark(item=gold, admin=admin) == 1
     assert gold.id not in _queue(newcomer) and not GoldItem.objects.exists()
     assert not Review.objects.filter(gold=True).exists()
+
+
+def test_the_command_tops_up_items_in_review(submit, admin) -> None:
+    import io
+
+    from django.core.management import call_command
+
+    # given an item submitted while there was one reviewer
+    ReviewerFactory(username="only")
+    item = submit()
+    assert _assigned(item) == ["only"]
+    # when more reviewers join and the command runs / then the item gets its second reviewer
+    ReviewerFactory(username="later")
+    out = io.StringIO()
+    call_command("assign_reviews", stdout=out)
+    assert _assigned(item) == ["later", "only"]
+    assert out.getvalue().startswith("1 assignment(s) added")
