@@ -18,7 +18,7 @@ from annotator.processing import files
 from review.dashboards import views as dashboard_views
 from review.releasing import apis as releasing_apis
 from review.releasing import views as releasing_views
-from review.reviewing import adjudication_views, record_views
+from review.reviewing import adjudication_views, record_views, settings_views
 from review.reviewing import apis as reviewing_apis
 from review.reviewing import views as reviewing_views
 from review.scoring import apis as scoring_apis
@@ -116,6 +116,7 @@ pages = [
     path("review/adjudication/<int:item_id>/", adjudication_views.adjudication_item_page, name="adjudication-item"),
     path("review/dashboard/", dashboard_views.review_dashboard, name="review-dashboard"),
     path("review/me/", dashboard_views.my_stats, name="my-stats"),
+    path("review/settings/", settings_views.review_settings_page, name="review-settings"),
     path("items/", record_views.items_admin_page, name="review-items"),
     path("items/<int:item_id>/record/", record_views.item_record_page, name="item-record"),
     path("items/<int:item_id>/gold/", record_views.item_gold_page, name="item-gold"),

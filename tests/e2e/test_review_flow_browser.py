@@ -133,5 +133,8 @@ def test_disagree_adjudicate_see_the_reason_revise_and_approve(scene: Scene, log
     assert "50.0 %" in ada.inner_text("#rejection-per-task")
     assert "Mark misplaced" in ada.inner_text("#rejection-per-reason")
     screenshot(ada, "08-dashboard", full_page=True)
+    ada.click("#settings-link")
+    ada.wait_for_selector("#reasons-table tr[data-code=mark_misplaced]")
+    screenshot(ada, "09-settings", full_page=True)
     for page in (rev, rev1, judge, ann, ada):
         assert page.js_errors == []

@@ -172,3 +172,43 @@ def test_my_stats_for_a_reviewer_and_an_annotator(item, reviewer, second_reviewe
     assert re.search(r'id="done-count">1<', mine)
     theirs = page(annotator).get("/review/me/").content.decode()
     assert 'id="author-stats"' in theirs and "Wrong answer key" in theirs and item.uid in theirs
+
+
+def test_admins_set_the_policy_and_edit_the_taxonomy_in_the_app(reviewer, admin, page) -> None:
+    from review.models import RejectionReason, ReviewPolicy
+
+    assert page(reviewer).get("/review/settings/").status_code == 403
+    client = page(admin)
+    html = client.get("/review/settings/").content.decode()
+    assert 'data-code="wrong_key"' in html and 'data-code="professional_relevance"' in html
+    # the policy, with its constraints as field messages
+    bad = client.post(
+        "/review/settings/",
+        {"form": "policy", "policy-reviewers_per_item": "2", "policy-gold_rate": "0.9",
+         "policy-gold_min_accuracy": "0.8", "policy-gold_min_answers": "5"},
+    )  # fmt: skip
+    assert bad.status_code == 400 and ReviewPolicy.objects.get().gold_rate == 0.1
+    client.post(
+        "/review/settings/",
+        {"form": "policy", "policy-reviewers_per_item": "3", "policy-gold_rate": "0.2",
+         "policy-gold_min_accuracy": "0.9", "policy-gold_min_answers": "4"},
+    )  # fmt: skip
+    policy = ReviewPolicy.objects.get()
+    assert (policy.reviewers_per_item, policy.gold_rate, policy.admins_adjudicate, policy.updated_by) == (
+        3, 0.2, False, admin,
+    )  # fmt: skip
+    # a reason renamed and retired, and a new one added at the end
+    client.post(
+        "/review/settings/",
+        {"form": "r-triviality", "r-triviality-label": "Too easy", "r-triviality-description": "d",
+         "r-triviality-group": "criterion", "r-triviality-position": "10"},
+    )  # fmt: skip
+    assert RejectionReason.objects.filter(code="triviality", label="Too easy", active=False).exists()
+    client.post(
+        "/review/settings/",
+        {"form": "new", "new-code": "blurry_video", "new-label": "Video too blurry", "new-group": "item"},
+    )
+    new = RejectionReason.objects.get(code="blurry_video")
+    assert new.active and new.position == RejectionReason.objects.exclude(code="blurry_video").count()
+    codes = [r["code"] for r in __import__("review.reviewing.reasons", fromlist=["x"]).reasons_active().values()]
+    assert "triviality" not in codes and codes[-1] == "blurry_video"

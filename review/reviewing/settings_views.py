@@ -1,0 +1,86 @@
+"""The review settings page (admins): the policy, and the rejection taxonomy reviewers pick from."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from annotator.access.permissions import IsAdmin, page_require
+from review.models import RejectionReason, ReviewPolicy
+from review.reviewing.policy import policy_get
+from review.reviewing.settings import POLICY_FIELDS, policy_update, reason_create, reason_update
+
+
+class PolicyForm(forms.ModelForm):
+    class Meta:
+        model = ReviewPolicy
+        fields = list(POLICY_FIELDS)
+
+
+class ReasonForm(forms.ModelForm):
+    """One row of the reasons table; its inputs name the row's own <form> (a form cannot wrap a row)."""
+
+    class Meta:
+        model = RejectionReason
+        fields = ["label", "description", "group", "active", "position"]
+        widgets = {"description": forms.TextInput(), "position": forms.NumberInput(attrs={"style": "width:70px"})}
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        for field in self.fields.values():
+            field.widget.attrs["form"] = f"form-{self.prefix}"
+
+
+class NewReasonForm(forms.ModelForm):
+    class Meta:
+        model = RejectionReason
+        fields = ["code", "label", "description", "group"]
+        widgets = {
+            "code": forms.TextInput(attrs={"placeholder": "code (a slug reviews store)"}),
+            "label": forms.TextInput(attrs={"placeholder": "label reviewers read"}),
+            "description": forms.TextInput(attrs={"placeholder": "description of the defect"}),
+        }
+
+
+@login_required
+def review_settings_page(request: HttpRequest) -> HttpResponse:
+    page_require(request, IsAdmin())
+    reasons = list(RejectionReason.objects.order_by("position", "id"))
+    policy_form = PolicyForm(instance=policy_get(), prefix="policy")
+    reason_forms = [ReasonForm(instance=r, prefix=f"r-{r.code}") for r in reasons]
+    new_form = NewReasonForm(prefix="new")
+    if request.method == "POST":
+        which = request.POST.get("form", "")
+        try:
+            if which == "policy":
+                policy_form = PolicyForm(request.POST, instance=policy_get(), prefix="policy")
+                if policy_form.is_valid():
+                    policy_update(admin=request.user, **{f: policy_form.cleaned_data[f] for f in POLICY_FIELDS})
+                    messages.success(request, "Review policy saved.")
+                    return redirect("review-settings")
+            elif which == "new":
+                new_form = NewReasonForm(request.POST, prefix="new")
+                if new_form.is_valid():
+                    reason_create(**new_form.cleaned_data)
+                    messages.success(request, "Reason added.")
+                    return redirect("review-settings")
+            elif which.startswith("r-"):
+                reason = next((r for r in reasons if f"r-{r.code}" == which), None)
+                form = ReasonForm(request.POST, instance=reason, prefix=which)
+                if reason is not None and form.is_valid():
+                    reason_update(code=reason.code, **form.cleaned_data)
+                    messages.success(request, f"Reason “{form.cleaned_data['label']}” saved.")
+                    return redirect("review-settings")
+                reason_forms = [form if f.prefix == which else f for f in reason_forms]
+        except ValidationError as exc:
+            messages.error(request, "; ".join(exc.messages))
+    return render(
+        request,
+        "review/settings.html",
+        {"policy_form": policy_form, "reason_forms": reason_forms, "new_form": new_form},
+        status=400 if request.method == "POST" else 200,
+    )
