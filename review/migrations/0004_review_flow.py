@@ -159,8 +159,8 @@ def _run(statements):  # type: ignore[no-untyped-def]
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotator", "0009_item_adjudication_revision"),
-        ("review", "0002_release_builds_and_immutability"),
+        ("annotator", "0010_item_adjudication_revision"),
+        ("review", "0003_submissions"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -98,7 +98,7 @@ def _run(statements):  # type: ignore[no-untyped-def]
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotator", "0006_scene_source_license"),
+        ("annotator", "0009_seed_phrasings"),
     ]
 
     operations = [
