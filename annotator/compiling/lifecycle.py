@@ -191,6 +191,8 @@ def item_replace(*, old: Item, new: Item) -> None:
     """`new` was compiled from `old`'s marks to replace it. Call inside the compiling transaction."""
     item_check_replaceable(item=old)
     if old.state == S.DRAFT:
+        reason = f"compiled again as {new.uid}"
+        _announce(item=old, action="discard", source=S.DRAFT, target="", actor=new.author, reason=reason)
         old.delete()
     else:
         Item.objects.filter(id=old.id).update(replaced_by=new)

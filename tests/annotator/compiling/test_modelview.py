@@ -132,7 +132,7 @@ def test_model_view_files_are_served_to_whoever_may_see_the_item(
     # others do not know it exists; a reviewer sees it once it is submitted
     assert api(other_annotator).get(urls["image_url"]).status_code == 404
     assert api(reviewer).get(urls["image_url"]).status_code == 404
-    item_submit(item=item)
+    item_submit(item=item, actor=annotator)
     assert api(reviewer).get(urls["image_url"]).status_code == 200
     assert api(admin).get(f"/media/items/{item.id}/view/option-Z.jpg").status_code == 404
 
@@ -150,13 +150,13 @@ def test_the_reviewer_answers_from_the_model_view(
 ) -> None:
     # given a rendered Scene Association item in review
     item = _compiled(annotator, T.SCENE_ASSOCIATION, django_capture_on_commit_callbacks)
-    item_submit(item=item)
+    item_submit(item=item, actor=annotator)
     # when a reviewer opens it / then the page shows the drawn image, each option and the segment
     client.force_login(reviewer)
     page = client.get(f"/review/items/{item.id}/").content.decode()
     assert f'src="/media/items/{item.id}/view/view.jpg"' in page
     assert all(f"/media/items/{item.id}/view/option-{o}.jpg" in page for o in "ABCD")
-    assert "the video from 0.5 to 1.5 s" in page
+    assert f'src="/media/items/{item.id}/view/video.mp4"' in page  # the cut segment
 
 
 def test_a_failed_view_renders_again_once_the_image_is_fixed(

@@ -37,15 +37,22 @@ def test_lettered_candidates_are_drawn_as_letters_only() -> None:
     assert shapes == [{"name": "A", "geometry": SQUARE}, {"name": "B", "geometry": SQUARE}]
 
 
-def test_rendered_files_on_the_item_are_shown_as_they_are() -> None:
-    # an item that carries its model view (the fields another stage adds), read defensively
+def test_a_rendered_model_view_is_shown_as_it_is() -> None:
+    # an item whose model view job succeeded: the page shows its files and draws nothing itself
+    from annotator.models import ModelView
+
     item = ItemFactory(options=["A", "B"])
-    item.model_view_image = "/media/items/1/model_view.png"  # type: ignore[attr-defined]
-    item.model_view_option_urls = ["/media/items/1/A.png", "/media/items/1/B.png"]  # type: ignore[attr-defined]
+    ModelView.objects.create(
+        item=item,
+        state=ModelView.State.SUCCEEDED,
+        image="modelviews/view.jpg",
+        option_images=[{"option": "A", "file": "modelviews/a.jpg"}, {"option": "B", "file": "modelviews/b.jpg"}],
+    )
+    item.refresh_from_db()
     view = model_view_for(item=item)
-    assert (view.has_files, view.image_url, view.shapes) == (True, "/media/items/1/model_view.png", [])
+    assert (view.has_files, view.image_url, view.shapes) == (True, f"/media/items/{item.id}/view/view.jpg", [])
     assert view.option_images == [
-        {"option": "A", "url": "/media/items/1/A.png"},
-        {"option": "B", "url": "/media/items/1/B.png"},
+        {"option": "A", "url": f"/media/items/{item.id}/view/option-A.jpg"},
+        {"option": "B", "url": f"/media/items/{item.id}/view/option-B.jpg"},
     ]
-    assert view.video_src == f"/media/scenes/{item.scene_id}/video"
+    assert view.video_src == f"/media/items/{item.id}/view/video.mp4"

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 
 from review.models import Submission
 from review.releasing.services import release_build
@@ -19,7 +20,9 @@ def release(admin, approved_items):  # type: ignore[no-untyped-def]
     items = approved_items("yes", "no", count="7")
     # blind answers recorded while reviewing become the human row
     for item, answer in zip(items, ["yes", "yes", "7"], strict=True):
-        ReviewFactory(item=item, reviewer=ReviewerFactory(), blind_answer=answer, decision="approve")
+        ReviewFactory(
+            item=item, reviewer=ReviewerFactory(), blind_answer=answer, decision="approve", decided_at=timezone.now()
+        )
     release = release_build(version="1.0", user=admin)
     release.uids = [i.uid for i in items]
     return release
