@@ -24,7 +24,12 @@ def _blind_answer(page, item_id: int, key: str, screenshot=None, name: str = "")
     page.goto("/review/")
     page.keyboard.press("n")
     page.wait_for_url(f"**/review/items/{item_id}/")
-    page.wait_for_selector("#mv-image svg.mv-overlay .mv-shape")
+    # the model view: the rendered image with the item's marks drawn (the job ran when it was
+    # compiled), or while it renders, the same shapes drawn over the satellite image in the page
+    page.wait_for_selector("#model-view[data-has-files='1'] #mv-img, #mv-image svg.mv-overlay .mv-shape")
+    page.wait_for_function(
+        "document.getElementById('mv-img').complete && document.getElementById('mv-img').naturalWidth > 0"
+    )
     page.wait_for_function("document.getElementById('mv-video').readyState >= 1")
     text = page.inner_text("main")
     assert "Key:" not in text and "In Review" not in text  # blind: no key, no state
