@@ -45,6 +45,14 @@ KEYFRAME_FPS: float = env.float("KEYFRAME_FPS", default=1.0)
 MAX_IMAGE_PIXELS: int = env.int("MAX_IMAGE_PIXELS", default=400_000_000)
 # Comma-separated label set for marks; empty means the built-in set (annotator/labels.py).
 LABELS: list[str] = [x.strip() for x in env.str("SKYMARK_LABELS", default="").split(",") if x.strip()]
+# CVAA retrieval previews: where each worker caches window embeddings (per image and model; local,
+# not in the storage), the torch device ("" picks CUDA when there is one), the score under which the
+# workspace hides a box, and the camera assumed when telemetry gives a footprint.
+CVAA_CACHE_DIR: Path = Path(env.str("CVAA_CACHE_DIR", default=str(DATA_DIR / "cvaa-cache")))
+CVAA_DEVICE: str = env.str("CVAA_DEVICE", default="")
+CVAA_MIN_SCORE: float = env.float("CVAA_MIN_SCORE", default=0.3)
+CVAA_CAMERA_HFOV_DEG: float = env.float("CVAA_CAMERA_HFOV_DEG", default=81.0)
+CVAA_CAMERA_PITCH_DEG: float = env.float("CVAA_CAMERA_PITCH_DEG", default=-90.0)
 MAX_UPLOAD_MB: int = env.int("MAX_UPLOAD_MB", default=2048)
 LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO")
 

@@ -15,6 +15,7 @@ from annotator.marking import apis as marking_apis
 from annotator.marking import views as marking_views
 from annotator.processing import apis as processing_apis
 from annotator.processing import files
+from annotator.processing.cvaa import apis as cvaa_apis
 from review.dashboards import views as dashboard_views
 from review.releasing import apis as releasing_apis
 from review.releasing import views as releasing_views
@@ -50,6 +51,19 @@ api = [
         name="api-scene-telemetry",
     ),
     path("api/jobs/<int:job_id>/retry/", processing_apis.MediaJobRetryApi.as_view(), name="api-job-retry"),
+    path("api/scenes/<int:scene_id>/cvaa/", cvaa_apis.SceneCvaaApi.as_view(), name="api-scene-cvaa"),
+    path(
+        "api/scenes/<int:scene_id>/cvaa/previews/",
+        cvaa_apis.SceneCvaaPreviewsApi.as_view(),
+        name="api-scene-cvaa-previews",
+    ),
+    path("api/cvaa/checkpoints/", cvaa_apis.CvaaCheckpointListApi.as_view(), name="api-cvaa-checkpoints"),
+    path(
+        "api/cvaa/checkpoints/<int:checkpoint_id>/activate/",
+        cvaa_apis.CvaaCheckpointActivateApi.as_view(),
+        name="api-cvaa-checkpoint-activate",
+    ),
+    path("api/cvaa/trainings/", cvaa_apis.CvaaTrainingListApi.as_view(), name="api-cvaa-trainings"),
     # marking
     path("api/scenes/<int:scene_id>/marks/", marking_apis.SceneMarksApi.as_view(), name="api-scene-marks"),
     path("api/marks/<int:mark_id>/", marking_apis.MarkDetailApi.as_view(), name="api-mark"),

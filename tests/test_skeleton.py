@@ -65,7 +65,7 @@ def worker(tmp_path: Path) -> Iterator[subprocess.Popen]:
             "worker",
             "--pool=solo",
             "-Q",
-            "media",
+            "media,gpu",
             "-l",
             "info",
             "--without-gossip",
@@ -122,7 +122,7 @@ def _wait_for_jobs(client: APIClient, scene_id: int, timeout: float = 90) -> lis
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         jobs = client.get(f"/api/scenes/{scene_id}/jobs/").json()
-        if all(j["state"] in ("succeeded", "failed") for j in jobs):
+        if all(j["state"] in ("succeeded", "failed", "skipped") for j in jobs):
             return jobs
         time.sleep(0.3)
     pytest.fail(f"media jobs did not finish in {timeout}s: {jobs}")
@@ -149,9 +149,11 @@ def test_import_process_annotate_review_release_score(worker, testdata: Path, tm
     # 2. process: the worker probes, extracts keyframes at 1 fps, builds the filmstrip, checks
     # whether a proxy is needed, looks for telemetry, renders and tiles the image
     jobs = _wait_for_jobs(annotator, scene["id"])
+    # (the CVAA previews, routed to the `gpu` queue, run too and wait for a model)
     assert [(j["kind"], j["state"], j["progress"]) for j in jobs] == [
-        (kind, "succeeded", 100)
-        for kind in ("probe", "keyframes", "filmstrip", "proxy", "telemetry", "render", "georeference", "tiles")
+        *((kind, "succeeded", 100) for kind in ("probe", "keyframes", "filmstrip", "proxy", "telemetry")),
+        ("cvaa", "skipped", 0),
+        *((kind, "succeeded", 100) for kind in ("render", "georeference", "tiles")),
     ], jobs
     video = annotator.get(f"/api/scenes/{scene['id']}/").json()["video"]
     assert (video["duration_s"], video["fps"], video["frame_count"]) == (10.0, 3.0, 30)

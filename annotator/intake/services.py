@@ -11,14 +11,17 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from PIL import Image
 
 import media_tools
 from annotator.access.roles import ANNOTATOR, has_role
-from annotator.models import Assignment, SatelliteImage, Scene, TelemetryTrack, Video
+from annotator.models import Assignment, FrameFootprint, SatelliteImage, Scene, TelemetryTrack, Video
+from annotator.processing.cvaa.footprints import frame_footprint_record
 from annotator.processing.graph import jobs_create_for_image, jobs_create_for_scene
 from annotator.processing.tasks import pipeline_start
 from annotator.storage import delete_quietly, sha256_file, store_path
-from media_tools.geo import orthophoto_from_frame
+from media_tools.cvaa import footprint_from_georefs
+from media_tools.geo import georef_from_gcps, orthophoto_from_frame
 
 CORNER_KEYS = ("tl", "tr", "br", "bl")
 
@@ -165,6 +168,11 @@ class _ImageIn:
     shown: str
     note: str = ""
     gcps: list[list[float]] | None = None
+    # The image was made from the video frame at this time: where that frame lies on it (TL, TR, BR,
+    # BL in image pixels) and how that is known (FrameFootprint.Source); CVAA previews use it.
+    frame_time_s: float | None = None
+    frame_quad: Any = None
+    frame_source: str = ""
 
 
 def scene_import(*, spec: SceneSpec, created_by: Any | None) -> Scene:
@@ -205,12 +213,16 @@ def _frame_image(spec: SceneSpec, video_info: media_tools.VideoInfo, tmp: Path) 
     except media_tools.MediaError as exc:
         # e.g. a time after the last frame: a field error (400), not a crash (500)
         raise ValidationError({field_name: _named(str(exc), spec.video, spec.video_name)}) from exc
+    with Image.open(frame) as img:
+        width, height = img.size
+    at = min(spec.keyframe_s, video_info.duration_s)
     if spec.orthophoto_from_keyframe_s is None:
         note = (
             f"Not a satellite image: the video's own frame at {spec.keyframe_s:g} s, "
             "used until an orthophoto of this place is georeferenced."
         )
-        return _ImageIn(frame, frame.name, note, spec.gcps)
+        whole = [[0, 0], [width, 0], [width, height], [0, height]]
+        return _ImageIn(frame, frame.name, note, spec.gcps, at, whole, FrameFootprint.Source.SAME_FRAME)
     assert spec.gcps is not None
     ortho = tmp / f"{stem}_orthophoto.tif"
     try:
@@ -222,7 +234,9 @@ def _frame_image(spec: SceneSpec, video_info: media_tools.VideoInfo, tmp: Path) 
         f"{len(gcps)} surveyed control points (fit RMS {ref.rms_m:.2f} m). Not a satellite image, "
         "but the same place at the same time as the video."
     )
-    return _ImageIn(ortho, ortho.name, note, gcps)
+    # The same control-point fit that warped the frame maps its corners onto the orthophoto.
+    quad = footprint_from_georefs(georef_from_gcps(spec.gcps, width=width, height=height), ref)
+    return _ImageIn(ortho, ortho.name, note, gcps, at, quad, FrameFootprint.Source.HOMOGRAPHY)
 
 
 @transaction.atomic
@@ -242,7 +256,12 @@ def _create_rows(spec: SceneSpec, images: list[_ImageIn], created_by: Any | None
         created_by=created_by,
     )
     for image in images:
-        scene.satellite_images.add(_satellite_get_or_create(image, spec, stored))
+        sat = _satellite_get_or_create(image, spec, stored)
+        scene.satellite_images.add(sat)
+        if image.frame_time_s is not None:
+            frame_footprint_record(
+                scene=scene, image=sat, time_s=image.frame_time_s, quad=image.frame_quad, source=image.frame_source
+            )
     if spec.telemetry is not None:
         shown = spec.telemetry_name or spec.telemetry.name
         track_name = store_path(spec.telemetry, f"telemetry/{shown}")

@@ -1,12 +1,17 @@
 """Tables and database constraints only; business rules live in services/."""
 
 from .compiling import ModelView, Phrasing
+from .cvaa import CvaaCheckpoint, CvaaPreview, CvaaTraining, FrameFootprint
 from .marks import Item, Mark
 from .media import Keyframe, MediaJob, SatelliteImage, TelemetrySample, TelemetryTrack, Video
 from .scenes import Assignment, Scene
 
 __all__ = [
     "Assignment",
+    "CvaaCheckpoint",
+    "CvaaPreview",
+    "CvaaTraining",
+    "FrameFootprint",
     "Item",
     "Keyframe",
     "Mark",

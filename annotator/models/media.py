@@ -161,7 +161,8 @@ class TelemetrySample(models.Model):
         return f"{self.time_s:.2f} s: {self.lat:.6f}, {self.lon:.6f}"
 
 
-VIDEO_JOB_KINDS = ["probe", "keyframes", "filmstrip", "proxy", "telemetry"]
+# Scene jobs (the video, and what is computed per keyframe) and satellite image jobs.
+VIDEO_JOB_KINDS = ["probe", "keyframes", "filmstrip", "proxy", "telemetry", "cvaa"]
 IMAGE_JOB_KINDS = ["render", "georeference", "tiles"]
 
 
@@ -175,12 +176,16 @@ class MediaJob(models.Model):
         RENDER = "render", "Render satellite image"
         GEOREFERENCE = "georeference", "Georeference"
         TILES = "tiles", "Tile pyramid"
+        CVAA = "cvaa", "Retrieval previews (CVAA)"
 
     class State(models.TextChoices):
         PENDING = "pending"
         RUNNING = "running"
         SUCCEEDED = "succeeded"
         FAILED = "failed"
+        # Ran and found nothing it could do yet (e.g. no model to compute previews with); `detail`
+        # says why. Not a failure of the media: running it again later may succeed.
+        SKIPPED = "skipped"
 
     # A job works on a scene's video or on a satellite image (which several scenes may share).
     scene = models.ForeignKey("annotator.Scene", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs")
@@ -219,7 +224,8 @@ class MediaJob(models.Model):
             ),
             models.CheckConstraint(condition=Q(progress__lte=100), name="mediajob_progress_range"),
             models.CheckConstraint(
-                condition=Q(state__in=["pending", "running", "succeeded", "failed"]), name="mediajob_state_valid"
+                condition=Q(state__in=["pending", "running", "succeeded", "failed", "skipped"]),
+                name="mediajob_state_valid",
             ),
             models.CheckConstraint(condition=~Q(state="failed") | ~Q(error=""), name="mediajob_failed_has_reason"),
         ]

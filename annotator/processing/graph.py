@@ -11,7 +11,7 @@ from annotator.models import MediaJob, SatelliteImage, Scene
 from annotator.models.media import IMAGE_JOB_KINDS, VIDEO_JOB_KINDS
 
 from .jobs import Step, media_job_run
-from .steps import image, video
+from .steps import cvaa, image, video
 
 K = MediaJob.Kind
 STEPS: dict[str, Step] = {
@@ -23,13 +23,17 @@ STEPS: dict[str, Step] = {
     K.RENDER: image.render_step,
     K.GEOREFERENCE: image.georeference_step,
     K.TILES: image.tiles_step,
+    K.CVAA: cvaa.previews_step,
 }
-# Jobs that start once a job succeeds (the rest start right away).
+# Jobs that start once a job succeeds (the rest start right away). Previews need the keyframes and
+# the satellite image's original file, which exists from the import on (not its rendering).
 NEXT: dict[str, list[str]] = {
     K.PROBE: [K.KEYFRAMES, K.PROXY, K.TELEMETRY],
-    K.KEYFRAMES: [K.FILMSTRIP],
+    K.KEYFRAMES: [K.FILMSTRIP, K.CVAA],
     K.RENDER: [K.TILES],
 }
+# Kinds whose work belongs on a GPU worker (tasks.py sends them with the task routed to `gpu`).
+GPU_KINDS = {K.CVAA}
 FIRST = [kind for kind in STEPS if all(kind not in after for after in NEXT.values())]
 
 

@@ -2,7 +2,8 @@
 
 A step is a function (job, report_progress) -> str | None (a short finding shown to people, e.g.
 "proxy not needed") that raises media_tools.MediaError for bad media (a permanent failure with a
-reason) and cleans up its own partial files.
+reason), JobSkipped when it has nothing to work with yet (no model for previews), and cleans up its
+own partial files.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ JOB_TIME_LIMITS: dict[str, int] = {
     "render": 1800,
     "georeference": 600,
     "tiles": 3600,
+    "cvaa": 1800,
 }
 # A job still "running" after this long belonged to a worker that died; it may be claimed again.
 STALE_RUNNING = timedelta(minutes=30)
@@ -40,6 +42,11 @@ STALE_RUNNING = timedelta(minutes=30)
 
 class TransientJobError(Exception):
     """Worth retrying (storage or database hiccup); the task retries with backoff."""
+
+
+class JobSkipped(Exception):  # noqa: N818 - the name reads as what happened
+    """The step has nothing to work with yet; the message tells a person what would change that.
+    The job ends `skipped` (not failed: the media are fine) and may run again later."""
 
 
 def _claim(job_id: int) -> MediaJob | None:
@@ -101,6 +108,9 @@ def media_job_run(*, job_id: int, step: Step) -> bool:
         return False
     try:
         detail = step(job, _progress_reporter(job_id))
+    except JobSkipped as exc:
+        _finish(job_id, state=MediaJob.State.SKIPPED, detail=str(exc))
+        return False
     except media_tools.MediaError as exc:
         _finish(job_id, state=MediaJob.State.FAILED, error=str(exc))
         return False

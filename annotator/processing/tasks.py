@@ -1,34 +1,67 @@
-"""Celery entry points: take ids, call one service. Enqueued after commit."""
+"""Celery entry points: take ids, call one service. Enqueued after commit.
+
+CVAA work has tasks of its own named `cvaa_*`, which CELERY_TASK_ROUTES (config/settings/celery.py)
+sends to the `gpu` queue; a worker there uses the GPU when it has one and the CPU otherwise."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from celery import shared_task
 from django.db import transaction
 
-from annotator.models import MediaJob
+from annotator.models import CvaaTraining, MediaJob
 
 from . import graph
+from .cvaa import training
 from .jobs import JOB_TIME_LIMITS
 
 
-@shared_task(bind=True, acks_late=True, max_retries=3, time_limit=3630, soft_time_limit=3600)
-def media_job_task(self, job_id: int) -> None:  # type: ignore[no-untyped-def]
+def _run_job(task: Any, job_id: int) -> None:
     try:
         followers = graph.job_run(job_id=job_id)
     except Exception as exc:
-        if self.request.retries >= self.max_retries:
+        if task.request.retries >= task.max_retries:
             raise  # stays `failed` with the reason media_job_run recorded
         # Anything that is not bad media (storage, database) is worth a retry with backoff.
         MediaJob.objects.filter(id=job_id).update(state=MediaJob.State.PENDING)
-        raise self.retry(exc=exc, countdown=5 * 2**self.request.retries) from exc
+        raise task.retry(exc=exc, countdown=5 * 2**task.request.retries) from exc
     for job in followers:
         enqueue_job(job=job)
+
+
+@shared_task(bind=True, acks_late=True, max_retries=3, time_limit=3630, soft_time_limit=3600)
+def media_job_task(self: Any, job_id: int) -> None:
+    _run_job(self, job_id)
+
+
+@shared_task(bind=True, acks_late=True, max_retries=3, time_limit=3630, soft_time_limit=3600)
+def cvaa_job_task(self: Any, job_id: int) -> None:
+    """A media job whose step belongs on a GPU worker (graph.GPU_KINDS)."""
+    _run_job(self, job_id)
+
+
+@shared_task(acks_late=True, time_limit=6 * 3600 + 60, soft_time_limit=6 * 3600)
+def cvaa_train_task(run_id: int) -> None:
+    """Train a checkpoint for a CvaaTraining row; then recompute previews if it became active."""
+    enqueue_jobs(jobs=training.training_run(run_id=run_id))
 
 
 def enqueue_job(*, job: MediaJob) -> None:
     """Send after commit, so a worker never looks for a row that is not there yet."""
     job_id, limit = job.id, JOB_TIME_LIMITS.get(job.kind, 1800)
-    transaction.on_commit(lambda: media_job_task.apply_async((job_id,), soft_time_limit=limit, time_limit=limit + 30))
+    task = cvaa_job_task if job.kind in graph.GPU_KINDS else media_job_task
+    transaction.on_commit(lambda: task.apply_async((job_id,), soft_time_limit=limit, time_limit=limit + 30))
+
+
+def enqueue_jobs(*, jobs: list[MediaJob]) -> None:
+    for job in jobs:
+        enqueue_job(job=job)
+
+
+def enqueue_training(*, run: CvaaTraining) -> None:
+    run_id = run.id
+    transaction.on_commit(lambda: cvaa_train_task.delay(run_id))
 
 
 def pipeline_start(*, jobs: list[MediaJob]) -> None:

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import {
-  INSTANT_WINDOW_S, cvaaBoxAt, ellipseRing, geometryErrors, isCurrentAt, ringSelfIntersects, shiftedTo,
+  INSTANT_WINDOW_S, ellipseRing, geometryErrors, isCurrentAt, ringSelfIntersects, shiftedTo,
   timeErrors, trajectoryAt, vertices,
 } from "../../static/js/lib/geom.js";
 
@@ -116,18 +116,6 @@ describe("trajectoryAt", () => {
     assert.equal(trajectoryAt(track, 4.5), null);
     assert.equal(trajectoryAt({ ...track, vertex_times: [] }, 2), null);
     assert.equal(trajectoryAt({ ...track, kind: "polygon" }, 2), null);
-  });
-});
-
-describe("cvaaBoxAt", () => {
-  const a = [[0, 0], [1, 0], [1, 1], [0, 1]], b = [[5, 5], [6, 5], [6, 6], [5, 6]];
-  it("takes the latest prediction at or before t, else the first", () => {
-    const entries = [{ time_s: 5, box: b }, { time_s: 0, box: a }];
-    assert.equal(cvaaBoxAt(entries, 4.9), a);
-    assert.equal(cvaaBoxAt(entries, 5), b);
-    assert.equal(cvaaBoxAt([{ time_s: 2, box: b }], 1), b);
-    assert.equal(cvaaBoxAt([], 1), null);
-    assert.equal(cvaaBoxAt(null, 1), null);
   });
 });
 

@@ -38,8 +38,11 @@ class Command(BaseCommand):
                 pipeline_start(jobs=jobs)
             self.stdout.write(f"queued {len(jobs)} job(s) for the workers")
             return
-        failed = self._run(jobs)
-        self.stdout.write(f"{len(jobs) - len(failed)} job(s) done, {len(failed)} failed")
+        failed, skipped = self._run(jobs)
+        done = len(jobs) - len(failed) - len(skipped)
+        self.stdout.write(f"{done} job(s) done, {len(skipped)} skipped, {len(failed)} failed")
+        for job in skipped:
+            self.stdout.write(f"{job}: {job.detail}")
         for job in failed:
             self.stderr.write(self.style.ERROR(f"{job}: {job.error}"))
         if failed:
@@ -55,8 +58,8 @@ class Command(BaseCommand):
             media_job_reset(job_id=job.id)
         return jobs
 
-    def _run(self, jobs: list[MediaJob]) -> list[MediaJob]:
-        failed = []
+    def _run(self, jobs: list[MediaJob]) -> tuple[list[MediaJob], list[MediaJob]]:
+        failed, skipped = [], []
         with tqdm(total=len(jobs), unit="job", desc="processing") as bar:
             for job in jobs:
                 target = f"scene {job.scene_id}" if job.scene_id else f"image {job.satellite_image_id}"
@@ -68,5 +71,7 @@ class Command(BaseCommand):
                 job.refresh_from_db()
                 if job.state == MediaJob.State.FAILED:
                     failed.append(job)
+                elif job.state == MediaJob.State.SKIPPED:
+                    skipped.append(job)
                 bar.update(1)
-        return failed
+        return failed, skipped

@@ -131,15 +131,6 @@ export function trajectoryAt(mark, t) {
   return pts[pts.length - 1].slice();
 }
 
-/** The CVAA box (four corners) for time t: the latest prediction at or before t, else the first.
- * @param {{time_s: number, box: XY[]}[]|null|undefined} entries @param {number} t @returns {XY[]|null} */
-export function cvaaBoxAt(entries, t) {
-  if (!Array.isArray(entries) || !entries.length) return null;
-  let best = null;
-  for (const e of entries) if (e.time_s <= t + 1e-3 && (!best || e.time_s > best.time_s)) best = e;
-  return (best || entries.reduce((a, b) => (b.time_s < a.time_s ? b : a))).box || null;
-}
-
 /** The same time anchor moved so it starts at `t` (intervals and vertex times keep their spacing).
  * @param {TimeAnchor} mark @param {number} t @returns {{time_start: number, time_end: number|null, vertex_times: number[]}} */
 export function shiftedTo(mark, t) {

@@ -8,7 +8,8 @@
  */
 
 import ol from "../lib/ol.js";
-import { cvaaBoxAt, ellipseRing, trajectoryAt } from "../lib/geom.js";
+import { overlaysAt } from "../lib/cvaa.js";
+import { ellipseRing, trajectoryAt } from "../lib/geom.js";
 import * as S from "./map_style.js";
 
 /** @typedef {import("../lib/types.js").Mark} Mark */
@@ -58,8 +59,10 @@ export class MapView {
     this.pending = new ol.source.Vector();
     this.handles = new ol.source.Vector();
     this.cvaa = new ol.source.Vector();
-    /** Predicted boxes of the CVAA retriever, or null. @type {{time_s: number, box: XY[]}[]|null} */
-    this.cvaaEntries = null;
+    /** CVAA previews per keyframe (GET api-scene-cvaa-previews), or null.
+     * @type {import("../lib/cvaa.js").CvaaFrame[]|null} */
+    this.cvaaFrames = null;
+    this.cvaaMinScore = 0;
     this.cvaaLayer = new ol.layer.Vector({ source: this.cvaa, style: S.cvaa });
     this.marksLayer = new ol.layer.Vector({ source: this.marks, style: (f) => S.mark(this, f) });
     this.dotsLayer = new ol.layer.Vector({ source: this.dots, style: (f) => S.dot(this, f) });
@@ -288,33 +291,52 @@ export class MapView {
   }
 
   // ---- CVAA retrieval preview ------------------------------------------------------------
-  /** Predicted boxes from the scene API ([{time_s, box: [[x, y] x 4]}], API pixels); null or an
-   *  empty list draws nothing. */
-  setCvaa(entries) {
-    this.cvaaEntries = Array.isArray(entries) && entries.length ? entries : null;
+  /** Previews from the API (frames in time order, API pixels) and the score under which a box is
+   *  hidden; null or an empty list draws nothing. @param {any} frames @param {number} minScore */
+  setCvaa(frames, minScore) {
+    this.cvaaFrames = Array.isArray(frames) && frames.length ? frames : null;
+    this.cvaaMinScore = minScore;
     this.drawCvaaBox(this.time);
   }
 
-  /** Draw the CVAA box for the frame at time t as a rectangle layer (nothing without data). */
+  /** Draw the keyframe's predicted box and its footprint from the best source for time t. */
   drawCvaaBox(t) {
-    const box = this.cvaaEntries ? cvaaBoxAt(this.cvaaEntries, t) : null;
-    let f = this.cvaa.getFeatureById("cvaa");
-    if (!box || box.length < 4) { if (f) this.cvaa.removeFeature(f); return; }
-    const ring = flip(box, this.h);
+    const shown = overlaysAt(this.cvaaFrames, t, this.cvaaMinScore);
+    this.drawOverlay("cvaa", shown.box);
+    this.drawOverlay("footprint", shown.footprint);
+  }
+
+  /** One labelled quadrilateral of the CVAA layer (removed when `overlay` is null).
+   *  @param {string} id @param {import("../lib/cvaa.js").Overlay|null} overlay */
+  drawOverlay(id, overlay) {
+    let f = this.cvaa.getFeatureById(id);
+    if (!overlay || overlay.quad.length < 4) { if (f) this.cvaa.removeFeature(f); return; }
+    const ring = flip(overlay.quad, this.h);
     ring.push(ring[0]);
     if (!f) {
       f = new ol.Feature({ geometry: new ol.geom.Polygon([ring]) });
-      f.setId("cvaa");
+      f.setId(id);
+      f.set("role", id);
       this.cvaa.addFeature(f);
     } else {
       f.getGeometry().setCoordinates([ring]);
     }
+    f.set("label", overlay.label);
+    f.set("source", overlay.source);
+  }
+
+  /** A drawn overlay ("cvaa" or "footprint") in API pixels with its label, or null. @param {string} id */
+  overlay(id) {
+    const f = this.cvaa.getFeatureById(id);
+    if (!f) return null;
+    const quad = f.getGeometry().getCoordinates()[0].slice(0, 4).map(([x, y]) => [x, this.h - y]);
+    return { quad, label: f.get("label"), source: f.get("source") };
   }
 
   /** The CVAA box drawn now, in API pixels, or null. */
   cvaaBox() {
-    const f = this.cvaa.getFeatureById("cvaa");
-    return f ? f.getGeometry().getCoordinates()[0].slice(0, 4).map(([x, y]) => [x, this.h - y]) : null;
+    const o = this.overlay("cvaa");
+    return o ? o.quad : null;
   }
 
   /** True when `geom` (OpenLayers) lies inside the image. */

@@ -133,11 +133,26 @@ export function handle(feature) {
   return new ol.style.Style({ image: shape, zIndex: 20 });
 }
 
-export function cvaa() {
-  return new ol.style.Style({
-    stroke: new ol.style.Stroke({ color: "#00b3ff", width: 2, lineDash: [10, 6] }),
-    fill: new ol.style.Fill({ color: "rgba(0, 179, 255, 0.06)" }),
-    text: new ol.style.Text({ text: "CVAA", font: "600 11px system-ui, sans-serif", placement: "point",
-      fill: new ol.style.Fill({ color: "#005b82" }), stroke: new ol.style.Stroke({ color: "#fff", width: 3 }) }),
-  });
+/** The CVAA layer: the predicted box (dashed cyan) and the footprint from the best known source
+ *  (solid orange), each labelled (its source, and the box's score) at its top edge: the box's label
+ *  above the edge and the footprint's below it, so the two stay readable when they coincide.
+ *  @param {any} feature */
+export function cvaa(feature) {
+  const isBox = feature.get("role") === "cvaa";
+  const color = isBox ? "#00b3ff" : ORANGE;
+  return [
+    new ol.style.Style({
+      stroke: new ol.style.Stroke({ color, width: 2, lineDash: isBox ? [10, 6] : undefined }),
+      fill: new ol.style.Fill({ color: rgba(color, 0.06) }),
+    }),
+    new ol.style.Style({
+      geometry: topCenter,
+      text: new ol.style.Text({
+        text: feature.get("label") || "", font: "600 12px system-ui, sans-serif", overflow: true,
+        textBaseline: isBox ? "bottom" : "top", offsetY: isBox ? -4 : 4,
+        fill: new ol.style.Fill({ color: isBox ? "#005b82" : "#8a3d00" }),
+        stroke: new ol.style.Stroke({ color: "#fff", width: 3 }),
+      }),
+    }),
+  ];
 }

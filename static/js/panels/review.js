@@ -1,7 +1,8 @@
 // @ts-check
 /* Review overlays: marks used by rejected items carry the reviewers' reasons and comment (badge
  * in the list, red dashed outline on the map); `?item=<id>` highlights the marks of the item under
- * review; and the CVAA retrieval box when the scene API provides one. */
+ * review; and the CVAA retrieval previews (where each frame looks on the map, with the footprint
+ * from the best source the scene has), drawn by the map as the cursor moves. */
 
 import { api, urlFor } from "../lib/api.js";
 import { el } from "../lib/dom.js";
@@ -42,6 +43,19 @@ function itemBanner(id, item) {
       ? `Its ${ids.length} mark${ids.length === 1 ? " is" : "s are"} highlighted in purple: ${ids.map((m) => "#" + m).join(", ")}`
       : "This item's marks are not listed for your role."),
   ];
+}
+
+/** One line under the map on what the CVAA layer can show. @param {any} data */
+function cvaaStatus(data) {
+  const frames = /** @type {any[]} */ (data.frames || []);
+  const boxes = frames.filter((f) => f.cvaa).length;
+  const known = frames.filter((f) => f.footprint && f.footprint.source !== "cvaa").length;
+  const parts = [];
+  if (boxes) parts.push(`CVAA boxes for ${boxes}/${frames.length} keyframes (shown from score ${data.min_score})`);
+  else if (!data.checkpoint) parts.push("CVAA: no model yet");
+  else parts.push("CVAA: previews " + (data.job && data.job.state ? data.job.state : "not computed"));
+  if (known) parts.push(`known footprint for ${known}`);
+  return parts.join(" · ");
 }
 
 export class ReviewPanel {
@@ -97,13 +111,17 @@ export class ReviewPanel {
     if (first) ws.cursor.seek(first.time_start);
   }
 
-  /** The CVAA slot: boxes from the scene API, drawn by the map. */
+  /** CVAA previews of every keyframe, fetched once; the map picks the frame for the cursor. */
   async loadCvaa() {
     const ws = this.ws;
-    if (!ws.map) return;
+    const status = document.getElementById("cvaa-status");
+    if (!ws.map || !ws.cfg.cvaaUrl) return;
     try {
-      const scene = await api.get(ws.cfg.sceneUrl);
-      ws.map.setCvaa(scene && scene.cvaa);
-    } catch (err) { /* no preview; nothing to draw */ }
+      const data = await api.get(ws.cfg.cvaaUrl);
+      ws.map.setCvaa(data.frames, data.min_score);
+      if (status) status.textContent = cvaaStatus(data);
+    } catch (err) {
+      if (status) status.textContent = "CVAA previews unavailable";
+    }
   }
 }

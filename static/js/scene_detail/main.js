@@ -10,7 +10,7 @@ import { el } from "../lib/dom.js";
  *   error?: string, detail?: string, satellite_image?: number|null, started_at: string|null, finished_at: string|null}} Job
  */
 
-const DONE = new Set(["succeeded", "failed"]);
+const DONE = new Set(["succeeded", "failed", "skipped"]);
 
 // Same shape as the server-rendered cells: 2026-11-23 07:20:01.
 const pad = (/** @type {number} */ n) => String(n).padStart(2, "0");

@@ -36,6 +36,7 @@ import { MarkStore } from "./store.js";
  * @property {string} itemReviseUrl
  * @property {string} [itemRecordUrl] an item's revisions and reviews (the author's and admins' page)
  * @property {string} keyframesUrl
+ * @property {string} cvaaUrl CVAA previews of every keyframe (boxes and footprints)
  * @property {string} [filmstripVtt] only when the pipeline built the thumbnails track
  * @property {string} editable "1" or ""
  * @property {string} canListItems

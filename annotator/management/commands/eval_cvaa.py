@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotator.processing.cvaa.checkpoints import checkpoint_active, encoder_for
+from annotator.processing.cvaa.evalsets import LOADERS
+from media_tools import MediaError
+
+DEFAULT_TESTDATA = settings.BASE_DIR.parent / "shared" / "testdata"
+
+
+class Command(BaseCommand):
+    help = (
+        "Recall@1/@5 and mean IoU of the CVAA model and the SIFT baseline side by side, on held-out real "
+        "pairs: Saro keyframes (control-point homographies) and Brighton Beach photos (GPS footprints)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--checkpoint", type=Path, help="a checkpoint file (default: the active one)")
+        parser.add_argument("--testdata", type=Path, default=DEFAULT_TESTDATA, help="the shared test media")
+        parser.add_argument("--sets", default="saro,brighton", help=f"comma-separated: {', '.join(LOADERS)}")
+        parser.add_argument("--device", default="", help="cpu or cuda (default: CUDA when there is one)")
+        parser.add_argument("--no-baseline", action="store_true", help="skip the SIFT baseline")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        from media_tools.cvaa import CheckpointError, CvaaEncoder, SiftLocator, WindowIndex, compare, report_table
+
+        names = [s.strip() for s in opts["sets"].split(",") if s.strip()]
+        unknown = [n for n in names if n not in LOADERS]
+        if unknown:
+            raise CommandError(f"unknown set {', '.join(unknown)}; choose from {', '.join(LOADERS)}")
+        try:
+            encoder = self._encoder(opts["checkpoint"], opts["device"] or None, CvaaEncoder)
+        except CheckpointError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(f"model {encoder.weights_sha256[:12]} on {encoder.device}")
+        for name in names:
+            try:
+                data = LOADERS[name](opts["testdata"])  # type: ignore[operator]
+            except MediaError as exc:
+                raise CommandError(f"{name}: {exc}") from exc
+            with tempfile.TemporaryDirectory(prefix="skymark-eval-") as tmp:
+                index = WindowIndex.build(data.image, encoder, cache_dir=Path(tmp))
+            locators = {"cvaa": lambda f, i=index: i.locate(f, encoder, top_k=5)}
+            if not opts["no_baseline"]:
+                locators["sift"] = SiftLocator(data.image).locate
+            reports = compare(locators, data.pairs)
+            height, width = data.image.shape[:2]
+            self.stdout.write(f"\n{name}: {data.note}; map {width}x{height}, {len(index.windows)} windows")
+            self.stdout.write(report_table(reports))
+
+    def _encoder(self, path: Path | None, device: str | None, encoder_cls: Any) -> Any:
+        if path is not None:
+            return encoder_cls.from_checkpoint(path, device=device)
+        checkpoint = checkpoint_active()
+        if checkpoint is None:
+            raise CommandError("no active CVAA checkpoint: train one (manage.py train_cvaa) or pass --checkpoint")
+        return encoder_for(checkpoint)

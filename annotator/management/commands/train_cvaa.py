@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from django.core.files.storage import default_storage
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from annotator.models import CvaaTraining
+from annotator.processing.cvaa.training import PRESETS, training_create, training_run
+from annotator.processing.tasks import enqueue_jobs, enqueue_training
+
+
+class Command(BaseCommand):
+    help = (
+        "Train a CVAA checkpoint from the platform's data (self-supervised crops of every satellite image, "
+        "keyframes with known footprints, approved marks), keep the best by validation recall@1 and make it "
+        "active, so that scene previews are recomputed with it."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--steps", type=int, default=2000, help="training steps (batches)")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--preset", choices=sorted(PRESETS), default="small", help="model size (tiny: tests)")
+        parser.add_argument("--device", default="", help="cpu or cuda (default: CUDA when there is one)")
+        parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+        parser.add_argument("--out", type=Path, help="also write the checkpoint file here")
+        parser.add_argument("--no-activate", action="store_true", help="keep the current checkpoint active")
+        parser.add_argument("--enqueue", action="store_true", help="run on a `gpu` worker instead of here")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["steps"] < 1:
+            raise CommandError("--steps must be at least 1")
+        options = {"preset": opts["preset"], "device": opts["device"], "activate": not opts["no_activate"]}
+        if opts["threads"]:
+            options["threads"] = opts["threads"]
+        run = training_create(steps=opts["steps"], seed=opts["seed"], options=options, created_by=None)
+        if opts["enqueue"]:
+            enqueue_training(run=run)
+            self.stdout.write(f"queued training run {run.id} for a gpu worker (GET /api/cvaa/trainings/)")
+            return
+        with tqdm(total=opts["steps"], unit="step", desc="training") as bar:
+
+            def progress(fraction: float) -> None:
+                bar.update(round(fraction * opts["steps"]) - bar.n)
+
+            jobs = training_run(run_id=run.id, progress=progress, log=tqdm.write)
+        run.refresh_from_db()
+        if run.state != CvaaTraining.State.SUCCEEDED or run.checkpoint is None:
+            raise CommandError(run.error or f"training run {run.id} is {run.state}")
+        checkpoint = run.checkpoint
+        self.stdout.write(f"checkpoint {checkpoint.id} ({checkpoint.sha256[:12]}): {run.detail}")
+        if opts["out"]:
+            opts["out"].parent.mkdir(parents=True, exist_ok=True)
+            with default_storage.open(checkpoint.file.name or "", "rb") as src, opts["out"].open("wb") as dst:
+                shutil.copyfileobj(src, dst)
+            self.stdout.write(f"wrote {opts['out']}")
+        if jobs:
+            enqueue_jobs(jobs=jobs)
+            self.stdout.write(
+                f"active now; queued {len(jobs)} scene preview job(s) for the workers "
+                "(or run them here: manage.py process_scenes --kind cvaa)"
+            )

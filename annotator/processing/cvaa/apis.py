@@ -1,0 +1,111 @@
+"""REST API of CVAA previews: boxes and footprints of a scene's keyframes, checkpoints, training runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotator.access.permissions import IsAdmin
+from annotator.access.scopes import scene_get_visible
+from annotator.models import CvaaCheckpoint, CvaaTraining, Scene
+
+from . import selectors, services
+from .training import PRESETS
+
+
+class SceneCvaaApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        t = serializers.FloatField(min_value=0, help_text="video time in seconds")
+
+    @extend_schema(parameters=[OpenApiParameter("t", float, required=True)], responses=dict)
+    def get(self, request: Request, scene_id: int) -> Response:
+        """The CVAA boxes of the keyframe nearest `t` (best first, with scores and whether the score
+        reaches the display threshold) and that frame's footprint from the best source the scene has
+        (homography, telemetry, else the CVAA box itself), each labelled with its source."""
+        scene = scene_get_visible(user=request.user, scene_id=scene_id, qs=Scene.objects.select_related("video"))
+        data = self.InputSerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        return Response(selectors.cvaa_at(scene=scene, t=data.validated_data["t"]))
+
+
+class SceneCvaaPreviewsApi(APIView):
+    @extend_schema(responses=dict)
+    def get(self, request: Request, scene_id: int) -> Response:
+        """Every keyframe's boxes and footprint at once (what the workspace draws while scrubbing)."""
+        scene = scene_get_visible(user=request.user, scene_id=scene_id, qs=Scene.objects.select_related("video"))
+        return Response(selectors.cvaa_previews_for_scene(scene=scene))
+
+
+class CvaaCheckpointOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = CvaaCheckpoint
+        fields = ["id", "original_name", "sha256", "size_bytes", "origin", "active", "config", "metrics", "created_at"]
+
+
+class CvaaCheckpointListApi(APIView):
+    permission_classes = [IsAuthenticated, IsAdmin]
+
+    class InputSerializer(serializers.Serializer):
+        file = serializers.FileField(help_text="a CVAA checkpoint (.pt) as train_cvaa writes it")
+        activate = serializers.BooleanField(default=True)
+
+    @extend_schema(responses=CvaaCheckpointOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        return Response(CvaaCheckpointOutputSerializer(CvaaCheckpoint.objects.all(), many=True).data)
+
+    @extend_schema(request=InputSerializer, responses=CvaaCheckpointOutputSerializer)
+    def post(self, request: Request) -> Response:
+        """Upload a checkpoint; a file that is not a valid CVAA checkpoint gets 400 on `file` with why."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        checkpoint, created = services.checkpoint_upload(created_by=request.user, **data.validated_data)
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(CvaaCheckpointOutputSerializer(checkpoint).data, status=code)
+
+
+class CvaaCheckpointActivateApi(APIView):
+    permission_classes = [IsAuthenticated, IsAdmin]
+
+    @extend_schema(request=None, responses=CvaaCheckpointOutputSerializer)
+    def post(self, request: Request, checkpoint_id: int) -> Response:
+        get_object_or_404(CvaaCheckpoint, id=checkpoint_id)
+        checkpoint = services.checkpoint_make_active(checkpoint_id=checkpoint_id)
+        return Response(CvaaCheckpointOutputSerializer(checkpoint).data)
+
+
+class CvaaTrainingOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = CvaaTraining
+        fields = ["id", "steps", "seed", "options", "state", "progress", "error", "detail", "checkpoint"]
+        fields += ["created_at", "started_at", "finished_at"]
+
+
+class CvaaTrainingListApi(APIView):
+    permission_classes = [IsAuthenticated, IsAdmin]
+
+    class InputSerializer(serializers.Serializer):
+        steps = serializers.IntegerField(min_value=1, max_value=1_000_000, default=2000)
+        seed = serializers.IntegerField(default=0)
+        preset = serializers.ChoiceField(choices=sorted(PRESETS), default="small")
+        device = serializers.ChoiceField(choices=["", "cpu", "cuda"], default="", help_text="empty: the worker's")
+        activate = serializers.BooleanField(default=True)
+
+    @extend_schema(responses=CvaaTrainingOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        return Response(CvaaTrainingOutputSerializer(CvaaTraining.objects.all()[:50], many=True).data)
+
+    @extend_schema(request=InputSerializer, responses=CvaaTrainingOutputSerializer)
+    def post(self, request: Request) -> Response:
+        """Queue a training run on the `gpu` queue; its state and reason show in GET."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values: dict[str, Any] = dict(data.validated_data)
+        run = services.training_start(created_by=request.user, **values)
+        return Response(CvaaTrainingOutputSerializer(run).data, status=status.HTTP_201_CREATED)

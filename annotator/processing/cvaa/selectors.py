@@ -1,0 +1,109 @@
+"""Reads for the CVAA endpoints: per keyframe, the retriever's boxes (active model only) and the footprint
+from the best source the scene has, each labelled with its source. The caller passes a scene it got
+through annotator.access.scopes, so what is out of the user's scope never reaches here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db.models import F
+from django.db.models.functions import Abs
+
+from annotator.models import CvaaCheckpoint, CvaaPreview, Keyframe, MediaJob, SatelliteImage, Scene
+
+from .checkpoints import NO_MODEL, checkpoint_active
+from .footprints import SOURCE_LABELS, Footprint, scene_footprints
+
+
+def _checkpoint(checkpoint: CvaaCheckpoint | None) -> dict[str, Any] | None:
+    if checkpoint is None:
+        return None
+    return {"id": checkpoint.id, "sha256": checkpoint.sha256, "origin": checkpoint.origin}
+
+
+def _job(scene: Scene, checkpoint: CvaaCheckpoint | None) -> dict[str, Any]:
+    job = MediaJob.objects.filter(scene=scene, kind=MediaJob.Kind.CVAA).first()
+    if job is None:
+        return {"state": None, "detail": NO_MODEL if checkpoint is None else "", "error": ""}
+    return {"state": job.state, "detail": job.detail, "error": job.error}
+
+
+def _cvaa(preview: CvaaPreview | None) -> dict[str, Any] | None:
+    if preview is None:
+        return None
+    return {
+        "source": "cvaa",
+        "label": SOURCE_LABELS["cvaa"],
+        "box": preview.boxes[0],
+        "quad": preview.quads[0],
+        "score": preview.score,
+        "shown": preview.score >= settings.SKYMARK_CVAA_MIN_SCORE,
+        "boxes": preview.boxes,
+        "scores": preview.scores,
+    }
+
+
+def _footprint(known: Footprint | None, cvaa: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The best source: a known footprint, else the retriever's own best box (labelled as such)."""
+    if known is not None:
+        return {"source": known.source, "label": known.label, "quad": known.quad}
+    if cvaa is not None:
+        return {"source": "cvaa", "label": cvaa["label"], "quad": cvaa["quad"], "score": cvaa["score"]}
+    return None
+
+
+def _frames(
+    scene: Scene, image: SatelliteImage | None, checkpoint: CvaaCheckpoint | None, keyframes: list[Keyframe]
+) -> list[dict[str, Any]]:
+    previews: dict[int, CvaaPreview] = {}
+    if image is not None and checkpoint is not None and keyframes:
+        rows = CvaaPreview.objects.filter(
+            satellite_image=image, checkpoint=checkpoint, keyframe_id__in=[k.id for k in keyframes]
+        )
+        previews = {p.keyframe_id: p for p in rows}
+    known = scene_footprints(scene=scene, image=image, keyframes=keyframes) if image is not None else {}
+    out = []
+    for kf in keyframes:
+        cvaa = _cvaa(previews.get(kf.id))
+        out.append(
+            {"index": kf.index, "time_s": kf.time_s, "cvaa": cvaa, "footprint": _footprint(known.get(kf.index), cvaa)}
+        )
+    return out
+
+
+def _head(scene: Scene) -> tuple[SatelliteImage | None, CvaaCheckpoint | None, dict[str, Any]]:
+    """The image previews are shown on (the workspace's: the scene's first), and what the page needs
+    to know besides the frames."""
+    image = scene.satellite_images.order_by("id").first()
+    checkpoint = checkpoint_active()
+    return (
+        image,
+        checkpoint,
+        {
+            "image": image.id if image else None,
+            "checkpoint": _checkpoint(checkpoint),
+            "min_score": settings.SKYMARK_CVAA_MIN_SCORE,
+            "job": _job(scene, checkpoint),
+        },
+    )
+
+
+def cvaa_previews_for_scene(*, scene: Scene) -> dict[str, Any]:
+    """Every keyframe of the scene with its CVAA boxes and best footprint (the workspace fetches once)."""
+    image, checkpoint, head = _head(scene)
+    keyframes = list(Keyframe.objects.filter(video_id=scene.video_id).order_by("index"))
+    return {**head, "frames": _frames(scene, image, checkpoint, keyframes)}
+
+
+def cvaa_at(*, scene: Scene, t: float) -> dict[str, Any]:
+    """The keyframe nearest video time `t` (the earlier one on a tie) with its boxes and best footprint."""
+    image, checkpoint, head = _head(scene)
+    nearest = (
+        Keyframe.objects.filter(video_id=scene.video_id)
+        .annotate(gap=Abs(F("time_s") - t))
+        .order_by("gap", "index")
+        .first()
+    )
+    frame = _frames(scene, image, checkpoint, [nearest])[0] if nearest else None
+    return {**head, "t": t, "frame": frame}

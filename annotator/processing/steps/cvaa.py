@@ -1,0 +1,22 @@
+"""The `cvaa` job step: retrieval previews for every keyframe of a scene with the active model.
+
+With no active checkpoint the job ends `skipped` (not `failed`: nothing is wrong with the media) and
+says how to get one; making a checkpoint active puts every scene's preview job back in the queue."""
+
+from __future__ import annotations
+
+from annotator.models import MediaJob, Scene
+from annotator.processing.cvaa.checkpoints import NO_MODEL, checkpoint_active
+from annotator.processing.cvaa.previews import previews_build
+from annotator.processing.jobs import JobSkipped, ProgressFn
+
+
+def previews_step(job: MediaJob, progress: ProgressFn) -> str:
+    assert job.scene_id is not None
+    scene = Scene.objects.select_related("video").get(id=job.scene_id)
+    checkpoint = checkpoint_active()
+    if checkpoint is None:
+        raise JobSkipped(NO_MODEL)
+    if not scene.video.keyframes.exists():
+        raise JobSkipped("no keyframes to place yet: the keyframes job has not produced any")
+    return previews_build(scene=scene, checkpoint=checkpoint, progress=progress).summary(checkpoint)

@@ -1,0 +1,66 @@
+// @ts-check
+/* CVAA retrieval previews, pure logic: which keyframe's preview belongs to a video time, whether its
+ * box is confident enough to show, and what the map draws (the predicted box and the footprint from
+ * the best source, each with its label). The data is GET api-scene-cvaa-previews. */
+
+/** @typedef {import("./types.js").XY} XY */
+
+/**
+ * The retriever's answer for one keyframe: best box first.
+ * @typedef {object} CvaaBox
+ * @property {number[]} box [x1, y1, x2, y2] in API pixels
+ * @property {XY[]} quad the frame's corners TL, TR, BR, BL as placed
+ * @property {number} score cosine similarity of the best window
+ * @property {string} [label]
+ */
+
+/**
+ * Where a keyframe looks, from its best source ("homography", "same_frame", "telemetry" or "cvaa").
+ * @typedef {{source: string, label: string, quad: XY[], score?: number}} Footprint
+ */
+
+/** @typedef {{index: number, time_s: number, cvaa: CvaaBox|null, footprint: Footprint|null}} CvaaFrame */
+
+/** @typedef {{quad: XY[], label: string, source: string}} Overlay */
+
+/** The keyframe nearest t (the earlier one on a tie), or null. Frames are in time order.
+ * @param {CvaaFrame[]|null|undefined} frames @param {number} t @returns {CvaaFrame|null} */
+export function frameAt(frames, t) {
+  if (!Array.isArray(frames) || !frames.length) return null;
+  let lo = 0, hi = frames.length - 1;
+  while (lo < hi) {  // first frame at or after t
+    const mid = (lo + hi) >> 1;
+    if (frames[mid].time_s < t) lo = mid + 1; else hi = mid;
+  }
+  const after = frames[lo];
+  if (lo === 0 || after.time_s < t) return after;  // t before the first frame, or after the last
+  const before = frames[lo - 1];
+  return t - before.time_s <= after.time_s - t ? before : after;
+}
+
+/** Whether a box is confident enough to draw: a low score means the retriever is guessing.
+ * @param {CvaaBox|null|undefined} cvaa @param {number} minScore */
+export function isShown(cvaa, minScore) {
+  return !!cvaa && Number.isFinite(cvaa.score) && cvaa.score >= minScore;
+}
+
+/** "CVAA 0.71": the box's label on the map. @param {CvaaBox} cvaa */
+export function boxLabel(cvaa) {
+  return `CVAA ${cvaa.score.toFixed(2)}`;
+}
+
+/** What the map shows at time t: the predicted box (null below minScore) and the footprint from the
+ * best known source. When the best source is the retriever itself, the footprint is that box: it is
+ * drawn once, as the box, and hidden with it.
+ * @param {CvaaFrame[]|null|undefined} frames @param {number} t @param {number} minScore
+ * @returns {{box: Overlay|null, footprint: Overlay|null}} */
+export function overlaysAt(frames, t, minScore) {
+  const frame = frameAt(frames, t);
+  if (!frame) return { box: null, footprint: null };
+  const box = frame.cvaa && isShown(frame.cvaa, minScore)
+    ? { quad: frame.cvaa.quad, label: boxLabel(frame.cvaa), source: "cvaa" }
+    : null;
+  const fp = frame.footprint;
+  const footprint = fp && fp.source !== "cvaa" ? { quad: fp.quad, label: fp.label, source: fp.source } : null;
+  return { box, footprint };
+}
