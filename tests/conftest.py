@@ -55,6 +55,14 @@ def media_root(settings, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(autouse=True)
+def cvaa_cache(settings, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Each test keeps CVAA window embeddings in its own folder (never var/, never the media folder)."""
+    folder = tmp_path_factory.mktemp("cvaa-cache")
+    settings.SKYMARK_CVAA_CACHE_DIR = str(folder)
+    return folder
+
+
+@pytest.fixture(autouse=True)
 def cache_of_this_test(settings) -> None:  # type: ignore[no-untyped-def]
     """Each test gets cache keys of its own. Cached answers (image access per user, sessions) live
     in Redis or the data folder beyond one test, while database ids start again with each test

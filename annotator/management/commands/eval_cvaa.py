@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotator.processing.cvaa.checkpoints import checkpoint_active, encoder_for
 from annotator.processing.cvaa.evalsets import LOADERS
+from annotator.storage import local_copy
 from media_tools import MediaError
 
 DEFAULT_TESTDATA = settings.BASE_DIR.parent / "shared" / "testdata"
@@ -26,6 +27,7 @@ class Command(BaseCommand):
         parser.add_argument("--sets", default="saro,brighton", help=f"comma-separated: {', '.join(LOADERS)}")
         parser.add_argument("--device", default="", help="cpu or cuda (default: CUDA when there is one)")
         parser.add_argument("--no-baseline", action="store_true", help="skip the SIFT baseline")
+        parser.add_argument("--limit", type=int, default=0, help="only the first N pairs of each set (smoke runs)")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         from media_tools.cvaa import CheckpointError, CvaaEncoder, SiftLocator, WindowIndex, compare, report_table
@@ -44,14 +46,16 @@ class Command(BaseCommand):
                 data = LOADERS[name](opts["testdata"])  # type: ignore[operator]
             except MediaError as exc:
                 raise CommandError(f"{name}: {exc}") from exc
+            pairs = data.pairs[: opts["limit"]] if opts["limit"] > 0 else data.pairs
             with tempfile.TemporaryDirectory(prefix="skymark-eval-") as tmp:
                 index = WindowIndex.build(data.image, encoder, cache_dir=Path(tmp))
             locators = {"cvaa": lambda f, i=index: i.locate(f, encoder, top_k=5)}
             if not opts["no_baseline"]:
                 locators["sift"] = SiftLocator(data.image).locate
-            reports = compare(locators, data.pairs)
+            reports = compare(locators, pairs)
             height, width = data.image.shape[:2]
             self.stdout.write(f"\n{name}: {data.note}; map {width}x{height}, {len(index.windows)} windows")
+            self.stdout.write(f"{'method':<10} {'pairs':<6} recall@k (a box hits: IoU >= 0.3 or centre inside)")
             self.stdout.write(report_table(reports))
 
     def _encoder(self, path: Path | None, device: str | None, encoder_cls: Any) -> Any:
@@ -60,4 +64,7 @@ class Command(BaseCommand):
         checkpoint = checkpoint_active()
         if checkpoint is None:
             raise CommandError("no active CVAA checkpoint: train one (manage.py train_cvaa) or pass --checkpoint")
-        return encoder_for(checkpoint)
+        if device is None:
+            return encoder_for(checkpoint)
+        with local_copy(checkpoint.file.name or "") as stored:
+            return encoder_cls.from_checkpoint(stored, device=device, name=checkpoint.original_name)
