@@ -1,5 +1,5 @@
-"""Review overlays in the workspace: feedback on rejected marks, the read-only reviewer view, the
-highlighted item, and the CVAA box slot."""
+"""Review overlays in the workspace: feedback on rejected marks, the read-only reviewer view, and the
+highlighted item (the CVAA overlay has its own tests in test_workspace_cvaa.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from annotator.compiling.lifecycle import item_submit
 from annotator.compiling.services import item_compile
 from annotator.models import Scene
 from review.reviewing.services import review_decide, review_start
-from tests.e2e.workspace_helpers import _api_marks, _flat, _item_in_review, _li, _mark, _now, _open, _polygon, _seek
+from tests.e2e.workspace_helpers import _api_marks, _item_in_review, _li, _mark, _now, _open, _polygon
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -78,27 +78,4 @@ def test_item_under_review_is_highlighted(scene: Scene, login, screenshot) -> No
     assert f"#{region.id}" in page.inner_text("#review-banner")
     assert _now(page) == pytest.approx(2.0, abs=0.01)  # the cursor goes to the item's first mark
     screenshot(page, "admin-item-highlight")
-    assert page.js_errors == []
-
-
-def test_cvaa_box_follows_the_cursor_when_the_scene_api_has_one(scene: Scene, login, screenshot) -> None:  # type: ignore[no-untyped-def]
-    page = login("ann")
-    _open(page, scene.id)
-    assert page.evaluate("Skymark.workspace.cvaaBox()") is None  # the API has no "cvaa": nothing drawn
-    boxes = [
-        {"time_s": 0.0, "box": [[100, 100], [500, 100], [500, 400], [100, 400]]},
-        {"time_s": 5.0, "box": [[900, 500], [1300, 500], [1300, 800], [900, 800]]},
-    ]
-
-    def with_cvaa(route) -> None:  # type: ignore[no-untyped-def]
-        body = route.fetch().json()
-        route.fulfill(json={**body, "cvaa": boxes})
-
-    page.route(f"**/api/scenes/{scene.id}/", with_cvaa)
-    _open(page, scene.id)
-    _seek(page, 1.0)
-    assert _flat(page.evaluate("Skymark.workspace.cvaaBox()")) == pytest.approx(_flat(boxes[0]["box"]))
-    _seek(page, 6.0)
-    assert _flat(page.evaluate("Skymark.workspace.cvaaBox()")) == pytest.approx(_flat(boxes[1]["box"]))
-    screenshot(page, "cvaa")
     assert page.js_errors == []

@@ -51,7 +51,7 @@ function cvaaStatus(data) {
   const boxes = frames.filter((f) => f.cvaa).length;
   const known = frames.filter((f) => f.footprint && f.footprint.source !== "cvaa").length;
   const parts = [];
-  if (boxes) parts.push(`CVAA boxes for ${boxes}/${frames.length} keyframes (shown from score ${data.min_score})`);
+  if (boxes) parts.push(`CVAA boxes for ${boxes}/${frames.length} keyframes (shown from score ${Number(data.min_score).toFixed(2)})`);
   else if (!data.checkpoint) parts.push("CVAA: no model yet");
   else parts.push("CVAA: previews " + (data.job && data.job.state ? data.job.state : "not computed"));
   if (known) parts.push(`known footprint for ${known}`);
