@@ -9,6 +9,8 @@ from annotator.compiling.modelview import model_view_retry
 from annotator.compiling.phrasings import phrasing_check
 from annotator.models import (
     Assignment,
+    CvaaCheckpoint,
+    CvaaTraining,
     Item,
     Keyframe,
     Mark,
@@ -19,6 +21,7 @@ from annotator.models import (
     Scene,
     Video,
 )
+from annotator.processing.cvaa.services import checkpoint_make_active
 
 admin.site.register([Video, SatelliteImage, Keyframe, Assignment, Mark])
 
@@ -90,3 +93,30 @@ class PhrasingAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Phrasing | None = None) -> bool:
         # Items record the phrasing they used; built-in ones are disabled, never deleted.
         return super().has_delete_permission(request, obj) and not (obj is not None and obj.builtin)
+    list_display = ["id", "task", "scene", "author", "state"]
+    list_filter = ["task", "state"]
+
+
+@admin.register(CvaaCheckpoint)
+class CvaaCheckpointAdmin(admin.ModelAdmin):
+    """Read-only here: uploads go through POST /api/cvaa/checkpoints/, which verifies the file first."""
+
+    list_display = ["id", "original_name", "origin", "active", "sha256", "created_at"]
+    readonly_fields = [f.name for f in CvaaCheckpoint._meta.fields]
+    actions = ["make_active"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Make active (every scene's previews are recomputed)")
+    def make_active(self, request: HttpRequest, queryset: QuerySet[CvaaCheckpoint]) -> None:
+        if queryset.count() != 1:
+            self.message_user(request, "choose exactly one checkpoint", level="error")
+            return
+        checkpoint_make_active(checkpoint_id=queryset.get().id)
+
+
+@admin.register(CvaaTraining)
+class CvaaTrainingAdmin(admin.ModelAdmin):
+    list_display = ["id", "state", "steps", "progress", "detail", "error", "created_at"]
+    list_filter = ["state"]
