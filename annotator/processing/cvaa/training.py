@@ -90,9 +90,12 @@ def _mark_pairs(config: CvaaConfig, images: dict[int, np.ndarray], pairs: dict[i
         if video_id not in keyframes:
             keyframes[video_id] = list(Keyframe.objects.filter(video_id=video_id).order_by("index"))
         kf = _nearest(keyframes[video_id], mark.time_start)
+        if kf is None:
+            continue
         x1, y1, x2, y2 = region_shape(mark.kind, mark.geometry).bounds
-        if kf is None or min(x2 - x1, y2 - y1) < config.min_view * min(image.shape[:2]):
-            small += kf is not None
+        # A region smaller than the smallest view the model trains on cannot be what a frame shows.
+        if min(x2 - x1, y2 - y1) < config.min_view * min(image.shape[:2]):
+            small += 1
             continue
         pairs[mark.satellite_image_id].append(Pair.from_box(_pixels(kf.image.name or ""), (x1, y1, x2, y2)))
         used += 1

@@ -68,12 +68,15 @@ def test_train_cvaa_uses_every_source_the_platform_has_and_the_loss_falls(
     assert MediaJob.objects.get(scene=rotterdam_scene, kind="cvaa").state == "pending"
 
 
-def test_missing_sources_are_named_and_no_image_fails_the_run(rotterdam_scene, capsys) -> None:
+def test_missing_sources_are_named_and_no_image_fails_the_run(rotterdam_scene, annotator, capsys) -> None:
+    # given only an approved region of 50 x 30 px: smaller than any view the model trains on (36 px)
+    mark = MarkFactory(scene=rotterdam_scene, author=annotator)
+    ItemFactory(scene=rotterdam_scene, author=annotator, marks=[mark], state=Item.State.APPROVED)
     _train("--steps=2", "--no-activate")
     log = capsys.readouterr().out
     assert "homography: none (no keyframe whose image was made from it" in log
     assert "telemetry: none (no scene with a telemetry track" in log
-    assert "approved marks: none (no region of an approved item)" in log
+    assert "approved marks: none (no region of an approved item large enough (1 smaller than" in log
     assert not CvaaCheckpoint.objects.get().active  # --no-activate
 
     rotterdam_scene.satellite_images.clear()
