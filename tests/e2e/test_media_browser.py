@@ -27,10 +27,13 @@ def saro(make_user, eager_celery, django_capture_on_commit_callbacks) -> Scene: 
 def test_scene_page_shows_jobs_and_georeference(saro: Scene, login, screenshot) -> None:  # type: ignore[no-untyped-def]
     page = login("ann")
     page.goto(f"/scenes/{saro.id}/")
-    # every job finished (they ran inline) and says what it found
+    # every job finished (they ran inline) and says what it found; the CVAA previews wait for a model
     rows = page.locator("#jobs-table tbody tr")
-    assert rows.count() == 8
+    assert rows.count() == 9
     assert page.locator("#jobs-table .badge", has_text="succeeded").count() == 8
+    skipped = page.locator("#jobs-table tr[data-state='skipped']")
+    assert "no active CVAA checkpoint" in skipped.inner_text()
+    assert "All jobs finished." in page.locator("#jobs-live").inner_text()
     assert "RMS" in page.locator("#jobs-table").inner_text()
     # the orthophoto's georeference and its residual at the six control points
     georef = page.get_by_test_id("georef").inner_text()
