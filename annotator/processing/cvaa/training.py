@@ -114,7 +114,7 @@ def sources_collect(*, config: CvaaConfig, log: Log) -> Sources:
         raise MediaError("no satellite image to train on: import a scene first")
     log(f"self-supervised: {len(images)} satellite image(s), crops warped as oblique drone views")
     pairs: dict[int, list[Pair]] = defaultdict(list)
-    counts: dict[str, int] = defaultdict(int)
+    counts: dict[str, int] = dict.fromkeys(("homography", "telemetry", "approved marks"), 0)
     for scene in Scene.objects.filter(satellite_images__in=list(images)).distinct().select_related("video"):
         for source, n in _footprint_pairs(scene, images, pairs).items():
             counts[source] += n
