@@ -93,8 +93,6 @@ class PhrasingAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Phrasing | None = None) -> bool:
         # Items record the phrasing they used; built-in ones are disabled, never deleted.
         return super().has_delete_permission(request, obj) and not (obj is not None and obj.builtin)
-    list_display = ["id", "task", "scene", "author", "state"]
-    list_filter = ["task", "state"]
 
 
 @admin.register(CvaaCheckpoint)

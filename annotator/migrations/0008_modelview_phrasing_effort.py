@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0006_scene_source_license'),
+        ('annotator', '0007_cvaa'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
