@@ -27,7 +27,8 @@ from tests.factories import (
 
 # Real drone videos and satellite images (see SOURCES.md there); CI may point elsewhere.
 TESTDATA_ENV = "SKYMARK_TESTDATA"
-TESTDATA_DEFAULT = Path("/work/shared/testdata")
+# The shared folder sits beside the checkout (../shared/testdata), as in CI's fresh clones.
+TESTDATA_DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "testdata"
 
 
 @pytest.fixture(scope="session")
