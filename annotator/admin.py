@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from annotator.compiling.modelview import model_view_retry
+from annotator.compiling.modelview_queue import model_view_retry
 from annotator.compiling.phrasings import phrasing_check
 from annotator.models import (
     Assignment,

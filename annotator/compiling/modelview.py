@@ -25,7 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 import media_tools
-from annotator.models import Item, ModelView, SatelliteImage
+from annotator.models import ModelView, SatelliteImage
 from annotator.storage import delete_quietly, local_copy, store_path
 from media_tools.imagery import Shape, draw_option, draw_view
 from media_tools.imagery.modelview import MAX_VIEW_SIDE, OPTION_MAX_SIDE
@@ -95,40 +95,6 @@ def draw_images(
 
 
 # ---- the job ---------------------------------------------------------------------------------
-
-
-def model_view_create(*, item: Item) -> ModelView:
-    """A pending model view for a new item, rendered by a job once the transaction commits."""
-    from .tasks import enqueue_model_view  # the task module imports this one
-
-    view = ModelView.objects.create(item=item)
-    enqueue_model_view(view_id=view.id)
-    return view
-
-
-def model_view_rerender(*, item: Item) -> ModelView:
-    """The item changed (a revision): draw its model view again, once the transaction commits."""
-    from .tasks import enqueue_model_view
-
-    view, created = ModelView.objects.get_or_create(item=item)
-    if not created:
-        ModelView.objects.filter(id=view.id).update(state=S.PENDING, progress=0, error="", updated_at=timezone.now())
-    enqueue_model_view(view_id=view.id)
-    return view
-
-
-@transaction.atomic
-def model_view_retry(*, view_id: int) -> bool:
-    """Queue a failed model view again (admin action, e.g. after the satellite image was fixed).
-    Returns False for a view that did not fail."""
-    from .tasks import enqueue_model_view
-
-    if not ModelView.objects.filter(id=view_id, state=S.FAILED).update(
-        state=S.PENDING, progress=0, error="", updated_at=timezone.now()
-    ):
-        return False
-    enqueue_model_view(view_id=view_id)
-    return True
 
 
 def _claim(view_id: int) -> ModelView | None:

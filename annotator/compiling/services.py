@@ -14,7 +14,7 @@ from django.db.models import F
 from django.http import Http404
 
 from annotator.compiling import lifecycle
-from annotator.compiling.modelview import model_view_create, model_view_rerender
+from annotator.compiling.modelview_queue import model_view_create, model_view_rerender
 from annotator.compiling.phrasings import phrasebook_load
 from annotator.compiling.qa import CompiledItem, Template, TemplateError, get_template
 from annotator.compiling.qa.base import default_seed, mark_snapshot
