@@ -27,6 +27,7 @@ import random
 import socket
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from dataclasses import dataclass
@@ -34,7 +35,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
+# Each tree runs on this virtualenv's packages but none of its .pth files (-S): the checkout installed
+# in editable mode would otherwise answer imports an older tree does not have.
+PYTHON = [sys.executable, "-S"]
+SITE_PACKAGES = os.pathsep.join(dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]))
 SECRET_KEY = "bench-only-" + os.urandom(8).hex()
 MAX_CLIENTS = 50
 
@@ -72,23 +76,32 @@ def _free_port() -> int:
 
 def _env(tree: Path, data: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update(SKYMARK_DATA_DIR=str(data), DJANGO_DEBUG="0", PYTHONPATH=str(tree))
+    env.update(SKYMARK_DATA_DIR=str(data), DJANGO_DEBUG="0", PYTHONPATH=f"{tree}{os.pathsep}{SITE_PACKAGES}")
     env["SECRET_KEY"] = SECRET_KEY  # one per run: the server must accept the session set up before it
     return env
 
 
 def _prepare(tree: Path, data: Path) -> dict[str, Any]:
     run = {"cwd": tree, "env": _env(tree, data), "check": True, "capture_output": True, "text": True}
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], **run)  # type: ignore[call-overload]
+    subprocess.run([*PYTHON, "manage.py", "migrate", "--noinput"], **run)  # type: ignore[call-overload]
     video = ROOT / "demo" / "kraklanda_highway_topdown_1080p_3fps.mp4"
     code = SETUP.format(video=str(video), clients=MAX_CLIENTS)
-    out = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], **run)  # type: ignore[call-overload]
+    out = subprocess.run([*PYTHON, "manage.py", "shell", "-c", code], **run)  # type: ignore[call-overload]
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
 def _serve(tree: Path, data: Path, port: int) -> subprocess.Popen[bytes]:
     # The server as `make run` starts it (config/gunicorn.py of the tree being measured).
-    cmd = [str(BIN / "gunicorn"), "-c", "config/gunicorn.py", "config.wsgi:application", "--bind", f"127.0.0.1:{port}"]
+    cmd = [
+        *PYTHON,
+        "-m",
+        "gunicorn",
+        "-c",
+        "config/gunicorn.py",
+        "config.wsgi:application",
+        "--bind",
+        f"127.0.0.1:{port}",
+    ]
     proc = subprocess.Popen(cmd, cwd=tree, env=_env(tree, data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(100):
         try:
