@@ -1,5 +1,6 @@
 """What the Items panel asks before anything is saved: which of the 12 tasks the selected marks can
-make (and what is missing for the others), and a preview of an item with its model view. The
+make (and what is missing for the others, with the facts each task reads on them as typed fields),
+and a preview of an item with its model view. The
 templates answer both (Template.check, the compile service, the model view's plan): the page works
 nothing out for itself. Nothing here writes."""
 
@@ -30,6 +31,11 @@ def tasks_check(*, user: Any, mark_ids: list[int]) -> list[dict[str, Any]]:
     for task, label in Item.Task.choices:
         template = get_template(task)
         problems = template.check(marks)
+        fields = template.fact_fields(marks)
+        for field in fields:
+            # What the template says about this fact (missing, or disagreeing with the geometry),
+            # shown under its field; a fact two marks could carry is flagged on both.
+            field["problem"] = next((str(p) for p in problems if p.field == f"facts.{field['key']}"), "")
         out.append(
             {
                 "task": task,
@@ -40,6 +46,7 @@ def tasks_check(*, user: Any, mark_ids: list[int]) -> list[dict[str, Any]]:
                 "missing": [{"field": p.field, "message": str(p)} for p in problems],
                 "needs": _need_text(template),
                 "derives": template.derives,
+                "fields": fields,
             }
         )
     return out

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from annotator.compiling import lifecycle
 from annotator.exceptions import Conflict, StaleWrite
+from annotator.marking.facts import facts_clean
 from annotator.marking.geometry import validate_geometry
 from annotator.marking.labels import label_clean
 from annotator.models import Mark, SatelliteImage, Scene, Video
@@ -81,6 +82,7 @@ def mark_create(
         vertex_times=vertex_times or [],
         duration=scene.video.duration_s,
     )
+    facts = facts_clean(facts or {}, duration=scene.video.duration_s)
     return Mark.objects.create(
         scene=scene,
         author=author,
@@ -91,7 +93,7 @@ def mark_create(
         time_start=time_start,
         time_end=time_end,
         vertex_times=vertex_times or [],
-        facts=facts or {},
+        facts=facts,
     )
 
 
@@ -130,6 +132,8 @@ def mark_update(*, mark: Mark, version: int, changes: dict[str, Any]) -> Mark:
         duration=_video_duration(mark) if {"time_start", "time_end", "vertex_times"} & set(changes) else None,
     )
     merged["label"] = label_clean(str(merged["label"]))
+    if "facts" in changes:
+        merged["facts"] = facts_clean(merged["facts"], duration=_video_duration(mark), mark_id=mark.id)
     merged["updated_at"] = timezone.now()
     with transaction.atomic():
         updated = Mark.objects.filter(id=mark.id, version=version, locked=False).update(

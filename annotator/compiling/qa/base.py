@@ -88,8 +88,42 @@ class Template:
             return [exc]
         return []
 
+    def fact_fields(self, marks: list[Mark]) -> list[dict[str, Any]]:
+        """The facts these marks need or take for this task, each bound to its mark and named as
+        the question names it, for the workspace to ask for in place. Empty when the marks do not
+        fit the task's roles (the check says what to pick instead)."""
+        try:
+            roles = self.roles(marks)
+        except TemplateError:
+            return []
+        return [
+            fact_field(mark=mark, name=roles.name(mark), fact=fact)
+            for need in self.needs
+            for mark in roles.all(need.role)
+            for fact in need.facts
+        ]
+
     def phrase(self, rng: random.Random, **fields: str) -> tuple[Wording, str]:
         return phrase(rng, self.phrasings, task=str(self.task), **fields)
+
+
+def fact_field(*, mark: Mark, name: str, fact: Fact, **extra: Any) -> dict[str, Any]:
+    spec = fact.spec
+    return {
+        "mark": mark.id,
+        "name": name,
+        "key": fact.key,
+        "kind": spec.kind,
+        "label": spec.label,
+        "what": fact.what,
+        "required": fact.required,
+        "value": mark.facts.get(fact.key),
+        "choices": [{"value": v, "label": text} for v, text in spec.choices],
+        "suggestions": list(spec.suggestions),
+        "suggest_labels": spec.suggest_labels,
+        "max_length": spec.max_length,
+        **extra,
+    }
 
 
 class YesNoTemplate(Template):

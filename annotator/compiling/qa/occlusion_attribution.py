@@ -9,22 +9,19 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from annotator.compiling.errors import TemplateError
 from annotator.compiling.spatial import REGION_KINDS
+from annotator.marking.facts import FACTS
 from annotator.models import Item, Mark
 
-from .base import CompiledItem, Fact, Need, Roles, Template, register
+from .base import CompiledItem, Fact, Need, Roles, Template, TemplateError, fact_field, register
 from .options import choice_item
 
-RELATIONS = ("hides", "hidden_by", "mutual", "none")
+RELATIONS = FACTS["occlusion"].values
 # The same relation read from the other region's side.
 CONVERSE = {"hides": "hidden_by", "hidden_by": "hides", "mutual": "mutual", "none": "none"}
-OCCLUSION = Fact(
-    "occlusion",
-    "on either region, {'other': <id of the other region>, 'relation': 'hides', 'hidden_by', 'mutual' or 'none'} "
-    "as seen in the video",
-    required=False,
-)
+OCCLUSION = Fact("occlusion", "which of the two hides part of the other in the drone video, if either", required=False)
+# How the fact is written through the API (the workspace's field writes it so).
+OCCLUSION_FORMAT = "{'other': <id of the other region>, 'relation': 'hides', 'hidden_by', 'mutual' or 'none'}"
 
 
 def option_texts(a: str, b: str) -> dict[str, str]:
@@ -72,6 +69,32 @@ class OcclusionAttribution(Template):
             question=question, choices=list(texts.values()), answer=texts[relation], rng=rng, provenance=provenance
         )
 
+    def fact_fields(self, marks: list[Mark]) -> list[dict[str, Any]]:
+        """One field for the pair: the relation on the region that states it (the first one when
+        neither does yet), its choices worded with both regions' names."""
+        try:
+            roles = self.roles(marks)
+        except TemplateError:
+            return []
+        a, b = roles.all("regions")
+        stated_by_b = not isinstance(a.facts.get(OCCLUSION.key), dict) and isinstance(b.facts.get(OCCLUSION.key), dict)
+        carrier, other = (b, a) if stated_by_b else (a, b)
+        value = carrier.facts.get(OCCLUSION.key)
+        relation = value.get("relation") if isinstance(value, dict) and value.get("other") == other.id else None
+        texts = option_texts(roles.name(carrier), roles.name(other))
+        field = fact_field(
+            mark=carrier,
+            name=roles.name(carrier),
+            fact=OCCLUSION,
+            other=other.id,
+            other_name=roles.name(other),
+            what=f"as the drone video shows it: does the {roles.name(carrier)} hide the {roles.name(other)}?",
+            required=True,
+            value=relation,
+        )
+        field["choices"] = [{"value": r, "label": texts[r]} for r in RELATIONS]
+        return [field]
+
     def _relation(self, a: Mark, b: Mark, roles: Roles) -> str:
         """The relation from a's side, from whichever region carries the fact; both must agree."""
         stated = []
@@ -81,7 +104,8 @@ class OcclusionAttribution(Template):
                 continue
             name = roles.name(carrier)
             if not isinstance(fact, dict) or fact.get("relation") not in RELATIONS:
-                raise TemplateError("facts.occlusion", f"the fact 'occlusion' on the {name} should be {OCCLUSION.what}")
+                message = f"the fact 'occlusion' on the {name} should be {OCCLUSION_FORMAT}"
+                raise TemplateError("facts.occlusion", message)
             if fact.get("other") != other.id:
                 raise TemplateError(
                     "facts.occlusion",

@@ -13,13 +13,14 @@ from shapely.geometry import LineString
 from annotator.compiling.errors import TemplateError
 from annotator.compiling.spatial import REGION_KINDS, equivalent_radius, region_of
 from annotator.compiling.tracks import track_of
+from annotator.marking.facts import FACTS
 from annotator.models import Item, Mark
 
 from .base import CompiledItem, Fact, Need, Roles, Template, register
 from .options import choice_item
 from .roles import fact_choice
 
-CLASSES = ("enters", "passes_by", "stays_away")
+CLASSES = FACTS["interaction"].values
 # A closest approach up to this share of the region's equivalent radius (the radius of a disc of
 # the same area) is passing by; the share keeps the rule the same for a crosswalk and a park.
 PASS_BY_SHARE = 0.5

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotator.compiling.errors import TemplateError
+from annotator.marking.facts import FACTS, FactSpec
 from annotator.models import Mark
 
 from .wording import names_for
@@ -23,6 +24,14 @@ class Fact:
     key: str  # the key in Mark.facts
     what: str  # what to enter, for a person ("yes or no: is it seen in the video?")
     required: bool = True  # False: needed only in the case `what` describes
+
+    def __post_init__(self) -> None:
+        if self.key not in FACTS:  # a template may only read facts the mark API lets annotators set
+            raise ValueError(f"fact {self.key!r} is not in annotator.marking.facts.FACTS")
+
+    @property
+    def spec(self) -> FactSpec:
+        return FACTS[self.key]
 
 
 @dataclass(frozen=True)

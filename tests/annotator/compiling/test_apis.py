@@ -56,6 +56,48 @@ def test_the_order_of_the_marks_decides_their_parts(annotator: Any, api: Any) ->
     assert answers == ["north", "south"]
 
 
+def test_check_gives_each_task_its_facts_as_typed_fields_bound_to_the_marks(annotator: Any, api: Any) -> None:
+    # given a point with no facts yet
+    m = Marks(annotator)
+    spot = m("point", _point(50, 50), "van", time_start=1.0)
+    client = api(annotator)
+    tasks = _check(client, [spot.id])
+    # then Event Geo-localization asks for the event, on that mark, as text, and says it is missing
+    [event] = tasks[T.EVENT_GEOLOCALIZATION]["fields"]
+    assert (event["mark"], event["key"], event["kind"], event["name"]) == (spot.id, "event", "text", "van")
+    assert event["required"] and event["value"] is None and "set the fact 'event'" in event["problem"]
+    # and tasks these marks cannot fill have no fields (the check says what to pick instead)
+    assert tasks[T.OCCLUSION_ATTRIBUTION]["fields"] == []
+    # when the field's value is saved on its mark, as the panel does
+    r = client.patch(f"/api/marks/{spot.id}/", {"version": 1, "facts": {"event": "the van stops"}}, format="json")
+    assert r.status_code == 200
+    # then the task is ready and the field shows the value
+    task = _check(client, [spot.id])[T.EVENT_GEOLOCALIZATION]
+    assert task["ok"] and task["fields"][0]["value"] == "the van stops" and task["fields"][0]["problem"] == ""
+
+
+def test_occlusion_asks_one_relation_for_the_pair_worded_with_both_names(annotator: Any, api: Any) -> None:
+    # given two regions, the second already stating the relation from its side
+    m = Marks(annotator)
+    roof = m("polygon", _poly(10, 10, 40, 40), "roof")
+    tree = m("polygon", _poly(60, 10, 90, 40), "tree", facts={"occlusion": {"other": roof.id, "relation": "hides"}})
+    [field] = _check(api(annotator), [roof.id, tree.id])[T.OCCLUSION_ATTRIBUTION]["fields"]
+    # then the field edits that region's fact, about the other one, with the choices in words
+    assert (field["mark"], field["other"], field["kind"], field["value"]) == (tree.id, roof.id, "relation", "hides")
+    assert [c["label"] for c in field["choices"]] == [
+        "the tree hides part of the roof",
+        "the roof hides part of the tree",
+        "each hides part of the other at some point",
+        "neither hides the other",
+    ]
+    # and with neither stating it, the first region carries it and it is missing
+    m2 = Marks(annotator)
+    a, b = m2("polygon", _poly(10, 10, 40, 40), "roof"), m2("polygon", _poly(60, 10, 90, 40), "tree")
+    [field] = _check(api(annotator), [a.id, b.id])[T.OCCLUSION_ATTRIBUTION]["fields"]
+    assert (field["mark"], field["other"], field["value"]) == (a.id, b.id, None)
+    assert "set the fact 'occlusion'" in field["problem"]
+
+
 def test_check_refuses_marks_that_are_not_yours(annotator: Any, other_annotator: Any, api: Any) -> None:
     region = Marks(annotator)("polygon", _poly(10, 10, 40, 40), "pier")
     assert api(other_annotator).post("/api/items/check/", {"mark_ids": [region.id]}, format="json").status_code == 403

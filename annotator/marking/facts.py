@@ -1,0 +1,145 @@
+"""The facts an annotator can set on a mark: what geometry cannot know (seen in the video? what
+happens there? what does the target do next?) and the times a question is about. One catalog:
+mark writes are checked against it (a typo or a wrong type is a 400 on that fact, not an item
+that fails to compile later), the QA templates read its kinds, and the workspace builds its fact
+fields from it (the Items panel asks for exactly the facts a task needs, typed)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+
+
+class Kind:
+    YES_NO = "yes_no"
+    TIME = "time"  # seconds of video time
+    COUNT = "count"  # a whole number, 0 or more
+    TEXT = "text"
+    CHOICE = "choice"
+    RELATION = "relation"  # {"other": <mark id>, "relation": one of the choices}
+
+
+@dataclass(frozen=True)
+class FactSpec:
+    key: str
+    kind: str
+    label: str  # a field's label in the workspace
+    choices: tuple[tuple[str, str], ...] = ()  # (value, how a person reads it)
+    max_length: int = 200
+    suggestions: tuple[str, ...] = ()  # for text facts: common values offered in the field
+    # Text facts naming a class of object (what to count): the field offers the project's labels.
+    suggest_labels: bool = False
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        return tuple(value for value, _ in self.choices)
+
+
+INTERACTION_CLASSES = (("enters", "enters it"), ("passes_by", "passes close by"), ("stays_away", "stays away"))
+OCCLUSION_RELATIONS = (
+    ("hides", "hides part of"),
+    ("hidden_by", "is partly hidden by"),
+    ("mutual", "each hides part of the other"),
+    ("none", "neither hides the other"),
+)
+# The largest count a fact may state: a typo guard (an extra zero), far above what one region holds.
+MAX_COUNT = 10_000
+
+FACTS: dict[str, FactSpec] = {
+    spec.key: spec
+    for spec in (
+        FactSpec("visible", Kind.YES_NO, "Seen in the video?"),
+        FactSpec("first_seen_s", Kind.TIME, "First seen at (s)"),
+        FactSpec("count", Kind.COUNT, "How many in it"),
+        FactSpec("count_class", Kind.TEXT, "Class to count", max_length=64, suggest_labels=True),
+        FactSpec("event", Kind.TEXT, "What happens here"),
+        FactSpec("interaction", Kind.CHOICE, "With the region, the target", choices=INTERACTION_CLASSES),
+        FactSpec(
+            "future_action",
+            Kind.TEXT,
+            "What it does next",
+            suggestions=("straight", "turns left at the junction", "turns right at the junction", "stops"),
+        ),
+        FactSpec("reaches", Kind.YES_NO, "Reaches the region doing that?"),
+        FactSpec("at_s", Kind.TIME, "Ask about the time (s)"),
+        FactSpec("t1_s", Kind.TIME, "Earlier time (s)"),
+        FactSpec("t2_s", Kind.TIME, "Later time (s)"),
+        FactSpec("occlusion", Kind.RELATION, "Occlusion", choices=OCCLUSION_RELATIONS),
+        FactSpec("note", Kind.TEXT, "Note", max_length=500),
+    )
+}
+
+
+def _problem(spec: FactSpec, value: Any, duration: float | None) -> str | None:
+    """Why `value` cannot be this fact, in words a person can act on; None when it can."""
+    if spec.kind == Kind.YES_NO:
+        return None if isinstance(value, bool) else "yes or no (true or false)"
+    if spec.kind == Kind.COUNT:
+        ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+        return None if ok else f"a whole number from 0 to {MAX_COUNT}"
+    if spec.kind == Kind.TIME:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+            return "a video time in seconds, 0 or more"
+        if duration is not None and value > duration + 1e-6:
+            return f"{value:.2f} s is past the end of the video ({duration:.2f} s)"
+        return None
+    if spec.kind == Kind.TEXT:
+        if not isinstance(value, str) or not value.strip():
+            return "some text (leave the fact out instead of setting it empty)"
+        return None if len(value) <= spec.max_length else f"at most {spec.max_length} characters"
+    if spec.kind == Kind.CHOICE:
+        return None if value in spec.values else "one of " + ", ".join(spec.values)
+    if spec.kind == Kind.RELATION:
+        ok = (
+            isinstance(value, dict)
+            and set(value) == {"other", "relation"}
+            and isinstance(value["other"], int)
+            and not isinstance(value["other"], bool)
+            and value["relation"] in spec.values
+        )
+        return None if ok else '{"other": <the other mark\'s id>, "relation": ' + " | ".join(spec.values) + "}"
+    raise AssertionError(f"unknown fact kind {spec.kind}")
+
+
+def facts_clean(facts: Any, *, duration: float | None, mark_id: int | None = None) -> dict[str, Any]:
+    """The facts as stored: known keys with values of their kind (text trimmed). Raises
+    ValidationError with one message per bad fact, keyed "facts.<key>" so the page puts it next
+    to that fact's field. `duration` (seconds, None when unknown) bounds the time facts."""
+    if not isinstance(facts, dict):
+        raise ValidationError({"facts": "facts must be an object of fact name to value"})
+    errors: dict[str, str] = {}
+    clean: dict[str, Any] = {}
+    for key, value in facts.items():
+        spec = FACTS.get(key)
+        if spec is None:
+            errors[f"facts.{key}"] = f"unknown fact '{key}'; the facts are: " + ", ".join(FACTS)
+            continue
+        problem = _problem(spec, value, duration)
+        if problem is None and spec.kind == Kind.RELATION and mark_id is not None and value["other"] == mark_id:
+            problem = "the other mark, not this one"
+        if problem is not None:
+            errors[f"facts.{key}"] = f"{spec.label.rstrip('?')}: {problem}"
+            continue
+        clean[key] = value.strip() if isinstance(value, str) else value
+    if errors:
+        raise ValidationError(errors)
+    return clean
+
+
+def catalog() -> list[dict[str, Any]]:
+    """The catalog as the workspace reads it."""
+    return [
+        {
+            "key": s.key,
+            "kind": s.kind,
+            "label": s.label,
+            "choices": [{"value": v, "label": text} for v, text in s.choices],
+            "max_length": s.max_length,
+            "suggestions": list(s.suggestions),
+            "suggest_labels": s.suggest_labels,
+        }
+        for s in FACTS.values()
+    ]

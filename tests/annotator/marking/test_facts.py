@@ -1,0 +1,94 @@
+"""annotator.marking.facts: every fact a template reads is in the catalog, and writes of marks
+refuse unknown facts and values of the wrong kind, each under its own field, storing nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from annotator.compiling.qa import get_template, registered_tasks
+from annotator.marking.facts import FACTS, MAX_COUNT, catalog, facts_clean
+from annotator.models import Mark
+from tests.factories import MarkFactory, SceneFactory
+
+
+def _errors(facts: Any, **kwargs: Any) -> dict[str, list[str]]:
+    with pytest.raises(ValidationError) as exc:
+        facts_clean(facts, **kwargs)
+    return exc.value.message_dict
+
+
+def test_every_fact_a_template_reads_is_in_the_catalog() -> None:
+    read = {fact.key for task in registered_tasks() for need in get_template(task).needs for fact in need.facts}
+    assert read <= set(FACTS)
+    # and the catalog has nothing no template or person uses (the note is the annotator's own)
+    assert set(FACTS) - read == {"note"}
+
+
+@pytest.mark.parametrize(
+    ("facts", "field", "says"),
+    [
+        ({"visble": True}, "facts.visble", "unknown fact 'visble'"),
+        ({"visible": "yes"}, "facts.visible", "yes or no"),
+        ({"count": 2.5}, "facts.count", "a whole number"),
+        ({"count": -1}, "facts.count", "a whole number"),
+        ({"count": MAX_COUNT + 1}, "facts.count", f"from 0 to {MAX_COUNT}"),
+        ({"count": True}, "facts.count", "a whole number"),
+        ({"first_seen_s": -0.1}, "facts.first_seen_s", "0 or more"),
+        ({"at_s": 12.0}, "facts.at_s", "past the end of the video (10.00 s)"),
+        ({"t1_s": float("nan")}, "facts.t1_s", "a video time"),
+        ({"event": "   "}, "facts.event", "some text"),
+        ({"event": "x" * 201}, "facts.event", "at most 200 characters"),
+        ({"interaction": "touches"}, "facts.interaction", "one of enters, passes_by, stays_away"),
+        ({"occlusion": "partial"}, "facts.occlusion", '"relation": hides | hidden_by | mutual | none'),
+        ({"occlusion": {"other": 3, "relation": "covers"}}, "facts.occlusion", '"other"'),
+        ({"occlusion": {"other": 7, "relation": "hides"}}, "facts.occlusion", "the other mark, not this one"),
+    ],
+)
+def test_facts_clean_refuses_each_wrong_fact_under_its_field(facts: dict, field: str, says: str) -> None:
+    errors = _errors(facts, duration=10.0, mark_id=7)
+    assert list(errors) == [field]
+    assert says in errors[field][0]
+
+
+def test_facts_clean_reports_every_bad_fact_at_once_and_trims_text() -> None:
+    assert set(_errors({"count": "3", "reaches": 1, "note": "ok"}, duration=None)) == {"facts.count", "facts.reaches"}
+    assert _errors([1, 2], duration=None) == {"facts": ["facts must be an object of fact name to value"]}
+    clean = facts_clean({"event": "  the van stops  ", "visible": False, "at_s": 3}, duration=None)
+    assert clean == {"event": "the van stops", "visible": False, "at_s": 3}
+
+
+def test_the_catalog_the_workspace_reads_names_kinds_and_choices() -> None:
+    entries = {e["key"]: e for e in catalog()}
+    assert entries["interaction"]["kind"] == "choice"
+    assert [c["value"] for c in entries["occlusion"]["choices"]] == ["hides", "hidden_by", "mutual", "none"]
+    assert entries["count_class"]["suggest_labels"] is True
+    assert "straight" in entries["future_action"]["suggestions"]
+
+
+@pytest.mark.django_db
+def test_the_mark_api_refuses_a_bad_fact_and_stores_nothing(annotator: Any, api: Any) -> None:
+    # given a scene (its video lasts 2 s) and one mark
+    scene = SceneFactory(annotators=[annotator])
+    mark = MarkFactory(scene=scene, author=annotator, facts={"visible": True})
+    client = api(annotator)
+    # when a fact of the wrong kind is sent
+    response = client.patch(f"/api/marks/{mark.id}/", {"version": 1, "facts": {"count": "many"}}, format="json")
+    # then a 400 names the fact and the mark is as it was
+    assert response.status_code == 400
+    assert "whole number" in response.json()["facts.count"][0]
+    mark.refresh_from_db()
+    assert (mark.version, mark.facts) == (1, {"visible": True})
+    # and a new mark with an unknown fact is not created
+    image = scene.satellite_images.get()
+    body = {"satellite_image": image.id, "kind": "point", "geometry": {"type": "Point", "coordinates": [5, 5]},
+            "label": "car", "time_start": 0.5, "facts": {"colour": "red"}}  # fmt: skip
+    response = client.post(f"/api/scenes/{scene.id}/marks/", body, format="json")
+    assert response.status_code == 400 and "unknown fact 'colour'" in response.json()["facts.colour"][0]
+    assert Mark.objects.filter(scene=scene).count() == 1
+    # while good facts are stored as sent
+    ok = client.patch(f"/api/marks/{mark.id}/", {"version": 1, "facts": {"visible": False, "event": "it stops"}},
+                      format="json")  # fmt: skip
+    assert ok.status_code == 200 and ok.json()["facts"] == {"visible": False, "event": "it stops"}
