@@ -5,12 +5,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
 
-.PHONY: run test deps system-deps lint typecheck jstest pytest pytest-embedded bench clean
+.PHONY: run test deps system-deps lint typecheck jstypecheck jstest pytest pytest-embedded bench clean
 
 run: system-deps deps
 	./scripts/serve.sh
 
-test: system-deps-browser deps lint typecheck jstest pytest pytest-embedded
+test: system-deps-browser deps lint typecheck jstypecheck jstest pytest pytest-embedded
 
 system-deps:
 	./scripts/system-deps.sh
@@ -35,6 +35,14 @@ lint: deps
 typecheck: deps
 	SECRET_KEY=typecheck $(BIN)/mypy config annotator review media_tools
 
+# The JSDoc types of static/js, checked by tsc (the only npm package; the pages load no build).
+node_modules/.installed: package.json package-lock.json
+	npm ci --silent --no-audit --no-fund
+	touch $@
+
+jstypecheck: system-deps-browser node_modules/.installed
+	node_modules/.bin/tsc -p jsconfig.json
+
 # Unit tests of the pure front-end modules (static/js); the shell expands the glob, so every Node
 # version reads the same list of files.
 jstest: system-deps
@@ -52,4 +60,4 @@ bench: deps
 	SECRET_KEY=bench $(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) var .mypy_cache .ruff_cache
+	rm -rf $(VENV) var .mypy_cache .ruff_cache node_modules

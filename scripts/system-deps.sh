@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the Debian packages Skymark needs when they are missing: ffmpeg, libvips and nodejs
-# (the front-end unit tests) always, chromium for the browser tests.
+# (the front-end unit tests) always; for the tests also chromium (browser tests) and npm (tsc).
 # Usage: scripts/system-deps.sh [--with-browser]
 set -euo pipefail
 
@@ -10,8 +10,10 @@ command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1 || need+
 command -v vips >/dev/null 2>&1 || need+=(libvips42 libvips-tools)
 # node runs the unit tests of static/js (make jstest); the pages themselves need no Node.
 command -v node >/dev/null 2>&1 || need+=(nodejs)
-if [[ "${1:-}" == "--with-browser" ]] && [[ ! -x /usr/bin/chromium ]]; then
-  need+=(chromium)
+if [[ "${1:-}" == "--with-browser" ]]; then
+  [[ -x /usr/bin/chromium ]] || need+=(chromium)
+  # npm installs the JSDoc typechecker (tsc) that `make test` runs over static/js.
+  command -v npm >/dev/null 2>&1 || need+=(npm)
 fi
 [[ ${#need[@]} -eq 0 ]] && exit 0
 

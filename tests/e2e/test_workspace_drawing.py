@@ -39,7 +39,6 @@ def test_draw_every_kind_and_reload_gives_the_same_marks(scene: Scene, login, sc
     page.click("#tool-polygon")
     page.fill("#mark-label", "central island")
     page.select_option("#mark-visible", "yes")
-    page.select_option("#fact-occlusion", "partial")
     page.fill("#fact-count", "1")
     page.keyboard.press("Escape")  # leave the field, so shortcut keys act again
     _seek(page, 2.0)
@@ -74,7 +73,7 @@ def test_draw_every_kind_and_reload_gives_the_same_marks(scene: Scene, login, sc
     assert (by_kind["point"]["time_start"], by_kind["point"]["time_end"]) == (1.0, None)
     polygon = by_kind["polygon"]
     assert (polygon["time_start"], polygon["time_end"]) == (2.0, 6.0)
-    assert polygon["facts"] == {"visible": True, "occlusion": "partial", "count": 1}
+    assert polygon["facts"] == {"visible": True, "count": 1}
     ellipse = by_kind["ellipse"]["geometry"]
     assert ellipse["type"] == "Ellipse" and ellipse["rotation"] == 0
     assert ellipse["center"] == pytest.approx([600, 300], abs=3)

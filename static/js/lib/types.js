@@ -20,12 +20,20 @@
 /** @typedef {"point"|"polygon"|"ellipse"|"polyline"} MarkKind */
 
 /**
- * Task facts an annotator records on a mark.
+ * Task facts an annotator records on a mark (the catalog: annotator/marking/facts.py).
  * @typedef {object} Facts
  * @property {boolean} [visible]
  * @property {number} [first_seen_s]
  * @property {number} [count]
- * @property {string} [occlusion]
+ * @property {string} [count_class]
+ * @property {string} [event]
+ * @property {"enters"|"passes_by"|"stays_away"} [interaction]
+ * @property {string} [future_action]
+ * @property {boolean} [reaches]
+ * @property {number} [at_s]
+ * @property {number} [t1_s]
+ * @property {number} [t2_s]
+ * @property {{other: number, relation: "hides"|"hidden_by"|"mutual"|"none"}} [occlusion]
  * @property {string} [note]
  */
 

@@ -1,12 +1,14 @@
 // @ts-check
 /* Making items: the marks picked for an item, in order; the 12 tasks, each ready or saying what is
- * missing (the server's templates decide: POST /api/items/check/); a preview of the question, the
+ * missing (the server's templates decide: POST /api/items/check/), with the facts the task reads on
+ * those marks as fields to set in place (panels/facts.js); a preview of the question, the
  * options and the model view before anything is saved (POST /api/items/preview/); and compiling all
  * a scene's marks allow. Active time goes with every item made (workspace/effort.js). */
 
 import { api } from "../lib/api.js";
 import { byId, el } from "../lib/dom.js";
 import { clockText } from "../workspace/effort.js";
+import { factFields, saveFact } from "./facts.js";
 import { batchSummary, livePicks, movePick, taskStatus, togglePick, unsavedPicks } from "./item_pick.js";
 import { TASK_LABELS } from "./lists.js";
 
@@ -24,6 +26,8 @@ export class Composer {
     /** @type {TaskCheck[]} */
     this.checks = [];
     this.checkError = "";
+    /** Tasks whose facts the person opened (kept open across checks). @type {Set<string>} */
+    this.openFacts = new Set();
     this.seq = 0;
     /** @type {ReturnType<typeof setTimeout>|undefined} */
     this.timer = undefined;
@@ -53,6 +57,7 @@ export class Composer {
       if (btn.dataset.action === "preview") this.openPreview(btn.dataset.task || "", btn);
       else this.save({ task: btn.dataset.task || "", mark_ids: [...this.picked] }, btn);
     });
+    this.bindFacts();
     byId("compile-all").addEventListener("click", (ev) => this.compileAll(/** @type {HTMLButtonElement} */ (ev.currentTarget)));
     byId("preview-close").addEventListener("click", () => this.closePreview());
     byId("preview-save").addEventListener("click", (ev) => {
@@ -63,6 +68,50 @@ export class Composer {
     this.ws.store.on("change", (/** @type {number} */ id) => { if (this.picked.includes(id)) this.checkSoon(); });
     this.ws.store.on("rekey", () => { this.picked = this.live(); this.checkSoon(); this.render(); });
     this.ws.store.on("remove", () => { this.changed(); });
+  }
+
+  bindFacts() {
+    const list = byId("task-list");
+    list.addEventListener("change", (ev) => {
+      const input = /** @type {HTMLInputElement} */ (ev.target);
+      if (input.dataset.factId) this.factChanged(input);
+    });
+    list.addEventListener("click", (ev) => {
+      const now = /** @type {HTMLElement|null} */ (/** @type {HTMLElement} */ (ev.target).closest("[data-fact-now]"));
+      const input = now && /** @type {HTMLInputElement|null} */ (now.parentElement?.querySelector("input[data-fact-id]") || null);
+      if (!input) return;
+      input.value = String(this.ws.cursor.now());
+      this.factChanged(input);
+    });
+    list.addEventListener("toggle", (ev) => {
+      const details = /** @type {HTMLDetailsElement} */ (ev.target);
+      const task = details.dataset.task || "";
+      if (details.open) this.openFacts.add(task); else this.openFacts.delete(task);
+    }, true);
+    // The server refused a picked mark's facts (a 400): show it under the field.
+    this.ws.store.on("invalid", (/** @type {number} */ id) => { if (this.picked.includes(id)) this.renderTasks(); });
+  }
+
+  /** A fact field changed: check it here, then save it on its mark. @param {HTMLInputElement} input */
+  factChanged(input) {
+    const row = /** @type {HTMLElement|null} */ (input.closest("details[data-task]"));
+    const check = row && this.checks.find((t) => t.task === row.dataset.task);
+    const index = Number(input.id.split("-").pop());
+    const field = check && check.fields[index];
+    if (!field) return;
+    const refused = saveFact(this.ws, field, input.value);
+    const slot = /** @type {HTMLElement|null} */ (input.closest(".field")?.querySelector(".field-error") || null);
+    if (slot) slot.textContent = refused;
+    input.closest(".field")?.classList.toggle("has-error", Boolean(refused));
+  }
+
+  /** The message the server gave for this fact of this mark, while that edit waits for the person.
+   * @param {import("../lib/facts.js").FactField} f */
+  serverError(f) {
+    const entry = this.ws.store.entryFor(f.mark);
+    const errors = entry && entry.blocked === "invalid" ? entry.errors || {} : {};
+    const message = errors["facts." + f.key];
+    return message ? (Array.isArray(message) ? message.join(" ") : String(message)) : "";
   }
 
   get previewOpen() { return !this.overlay.classList.contains("hidden"); }
@@ -124,6 +173,11 @@ export class Composer {
 
   renderTasks() {
     const n = this.picked.length;
+    const ws = this.ws;
+    const factOpts = (/** @type {string} */ task) => ({
+      locked: (/** @type {number} */ id) => ws.isLocked(id), serverError: (/** @type {any} */ f) => this.serverError(f),
+      labels: ws.labels, open: this.openFacts.has(task),
+    });
     const rows = this.checks.map((t) => {
       const status = this.checkError ? { ready: false, text: this.checkError } : taskStatus(t, n);
       const why = status.ready ? t.derives : status.text;
@@ -133,9 +187,16 @@ export class Composer {
         status.ready ? el("span", { class: "btn-row" },
           el("button", { class: "btn small", type: "button", dataset: { task: t.task, action: "preview" } }, "Preview"),
           el("button", { class: "btn small primary", type: "button", dataset: { task: t.task, action: "compile" } }, "Compile")) : el("span"),
-        el("span", { class: "why", title: why }, why));
+        el("span", { class: "why", title: why }, why),
+        !this.checkError && t.fields && t.fields.length ? factFields(t.task, t.fields, factOpts(t.task)) : null);
     });
-    byId("task-list").replaceChildren(...rows);
+    // A check answers while the person may be in a fact field: keep them there, with what they typed.
+    const active = /** @type {HTMLInputElement|null} */ (document.activeElement);
+    const list = byId("task-list");
+    const keep = active && list.contains(active) && active.id ? { id: active.id, value: active.value } : null;
+    list.replaceChildren(...rows);
+    const again = keep && /** @type {HTMLInputElement|null} */ (document.getElementById(keep.id));
+    if (keep && again) { again.value = keep.value; again.focus(); }
   }
 
   /** @param {string} task @param {HTMLButtonElement} button */

@@ -15,8 +15,10 @@ import { showConflicts, wireConflictButtons } from "./conflict.js";
 /** @typedef {import("../lib/types.js").Mark} Mark */
 /** @typedef {{label: string, time_start: number, time_end: number|null, facts: Facts}} Draft */
 
-const FACT_FIELDS = /** @type {(keyof Facts)[]} */ (["visible", "first_seen_s", "count", "occlusion", "note"]);
-const FACT_INPUTS = ["mark-visible", "fact-occlusion", "fact-count", "fact-first-seen", "fact-note"];
+// The facts most marks take; a task's other facts (an event, an occlusion relation between two
+// regions, ...) are asked for in the Items panel, where the task names the marks (panels/facts.js).
+const FACT_FIELDS = /** @type {(keyof Facts)[]} */ (["visible", "first_seen_s", "count", "note"]);
+const FACT_INPUTS = ["mark-visible", "fact-count", "fact-first-seen", "fact-note"];
 const r3 = (/** @type {number} */ v) => Math.round(v * 1000) / 1000;
 
 /** @param {string} id */
@@ -27,7 +29,6 @@ function factValue(key) {
   if (key === "visible") { const v = field("mark-visible").value; return v === "" ? undefined : v === "yes"; }
   if (key === "first_seen_s") { const v = field("fact-first-seen").value; return v === "" ? undefined : r3(Number(v)); }
   if (key === "count") { const v = field("fact-count").value; return v === "" ? undefined : Number(v); }
-  if (key === "occlusion") return field("fact-occlusion").value || undefined;
   return field("fact-note").value.trim() || undefined;
 }
 
@@ -40,6 +41,13 @@ function factsFromFields(base) {
     if (v === undefined || Number.isNaN(v)) delete facts[key]; else facts[key] = v;
   }
   return facts;
+}
+
+/** The mark's facts that have no field here, in a line ("" when none). @param {Record<string, any>} facts */
+export function otherFacts(facts) {
+  const shown = (/** @type {any} */ v) => (typeof v === "object" && v !== null ? `${v.relation} (mark #${v.other})` : typeof v === "boolean" ? (v ? "yes" : "no") : String(v));
+  const rest = Object.entries(facts).filter(([k]) => !(/** @type {string[]} */ (FACT_FIELDS)).includes(k));
+  return rest.length ? "Also set (in Make items): " + rest.map(([k, v]) => `${k.replace(/_s$/, "").replace(/_/g, " ")} ${shown(v)}`).join(" · ") : "";
 }
 
 export class Editor {
@@ -68,7 +76,7 @@ export class Editor {
   factErrors(facts) { return factErrors(facts, this.ws.cursor.duration); }
 
   /** After a shape is drawn: facts belong to that mark, the next one starts without them. */
-  resetFacts() { FACT_INPUTS.forEach((id) => { field(id).value = ""; }); }
+  resetFacts() { FACT_INPUTS.forEach((id) => { field(id).value = ""; }); byId("fact-others").textContent = ""; }
 
   // ---- draft ---------------------------------------------------------------------------------
   /** The fields as the next drawn shape takes them. @returns {Draft} */
@@ -107,7 +115,8 @@ export class Editor {
     for (const [name, msgs] of Object.entries(errors || {})) {
       if (name === "current") continue;
       const text = (Array.isArray(msgs) ? msgs : [msgs]).map((m) => (typeof m === "object" ? errorText(m, 400) : String(m))).join(" ");
-      const slot = this.root.querySelector(`[data-error-for="${name}"]`);
+      // A fact's message ("facts.count") goes to the fact's own slot, else to the facts box.
+      const slot = this.root.querySelector(`[data-error-for="${name}"]`) || (name.startsWith("facts.") ? this.root.querySelector('[data-error-for="facts"]') : null);
       if (slot) {
         slot.textContent = text;
         const wrap = slot.closest(".field");
@@ -139,7 +148,7 @@ export class Editor {
       .forEach((n) => { /** @type {HTMLInputElement} */ (n).disabled = locked; });
     // A trajectory's times come from its vertices while it is being recorded.
     if (!mark && ws.tool === "polyline") ["anchor-instant", "anchor-start", "anchor-end"].forEach((id) => { field(id).disabled = true; });
-    if (mark) this.showMark(mark);
+    if (mark) this.showMark(mark); else byId("fact-others").textContent = "";
     this.renderAnchor();
     this.showConflicts();
   }
@@ -150,10 +159,10 @@ export class Editor {
     const f = mark.facts || {};
     setValue("mark-label", mark.label || "");
     setValue("mark-visible", f.visible === true ? "yes" : f.visible === false ? "no" : "");
-    setValue("fact-occlusion", f.occlusion || "");
     setValue("fact-first-seen", f.first_seen_s === undefined || f.first_seen_s === null ? "" : f.first_seen_s);
     setValue("fact-count", f.count === undefined || f.count === null ? "" : f.count);
     setValue("fact-note", f.note || "");
+    byId("fact-others").textContent = otherFacts(f);
     const entry = this.ws.store.entryFor(mark.id);
     if (entry && entry.blocked === "invalid" && entry.errors) this.showErrors(entry.errors);
   }
@@ -236,7 +245,7 @@ export class Editor {
       if (le) this.showErrors({ label: le });
       else if (mark && canonicalLabel(label.value, this.labels) !== mark.label) this.save({ label: canonicalLabel(label.value, this.labels) });
     });
-    const factEvents = [["mark-visible", "change"], ["fact-occlusion", "change"], ["fact-first-seen", "change"],
+    const factEvents = [["mark-visible", "change"], ["fact-first-seen", "change"],
       ["fact-count", "change"], ["fact-note", "input"], ["fact-first-seen", "input"], ["fact-count", "input"]];
     for (const [id, ev] of factEvents) field(id).addEventListener(ev, () => this.onFact(ev === "input"));
     byId("first-seen-now").addEventListener("click", () => {

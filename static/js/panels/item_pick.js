@@ -14,6 +14,7 @@
  * @property {{field: string, message: string}[]} missing
  * @property {string[]} needs
  * @property {string} derives
+ * @property {import("../lib/facts.js").FactField[]} fields the facts it reads on these marks
  */
 
 /** Add the mark at the end, or take it out if it is picked already. @param {number[]} picked @param {number} id */

@@ -5,13 +5,14 @@
 import { ellipseRing, vertices } from "../lib/geom.js";
 
 /** @typedef {import("../lib/types.js").Geometry} Geometry */
+/** @typedef {import("../lib/types.js").XY} XY */
 /** @typedef {{name: string, geometry: Geometry}} Shape */
 /** @typedef {{d: string, point: boolean, closed: boolean, label: [number, number], name: string}} Drawn */
 
 /** @param {number} v */
 const r2 = (v) => Math.round(v * 100) / 100;
 
-/** @param {[number, number][]} pts @param {boolean} close */
+/** @param {XY[]} pts @param {boolean} close */
 function pathOf(pts, close) {
   if (!pts.length) return "";
   const [first, ...rest] = pts;
@@ -23,7 +24,7 @@ function pathOf(pts, close) {
 export function drawShape(shape) {
   const g = shape.geometry;
   if (!g) return null;
-  /** @type {[number, number][]} */
+  /** @type {XY[]} */
   let pts;
   let closed = false;
   if (g.type === "Ellipse" && g.center && g.radii) { pts = ellipseRing(g.center, g.radii, g.rotation || 0, 48); closed = true; }

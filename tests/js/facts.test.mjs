@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+
+import { factsWith, fieldId, MAX_COUNT, needsInput, parseInput, shownValue } from "../../static/js/lib/facts.js";
+
+/** A field as the server's check gives it. */
+const field = (kind, extra = {}) => ({
+  mark: 12, name: "van", key: "k", kind, label: "Label?", what: "", required: true, value: null,
+  choices: [], suggestions: [], suggest_labels: false, max_length: 20, problem: "", ...extra,
+});
+
+describe("a fact field shows the stored value", () => {
+  it("as the input holds it, empty when unset", () => {
+    assert.equal(shownValue(field("yes_no", { value: false })), "no");
+    assert.equal(shownValue(field("time", { value: 0 })), "0");
+    assert.equal(shownValue(field("text")), "");
+    assert.equal(shownValue(field("relation", { value: "hides" })), "hides");
+  });
+
+  it("needs input when required and empty, or when the template has something to say", () => {
+    assert.equal(needsInput(field("text")), true);
+    assert.equal(needsInput(field("text", { required: false })), false);
+    assert.equal(needsInput(field("count", { value: 3, problem: "the count says 3 but 2 marked cars are in it" })), true);
+    assert.equal(fieldId(field("text", { key: "event" })), "12:event");
+  });
+});
+
+describe("what a person types becomes a fact", () => {
+  it("converts each kind, and an emptied field removes the fact", () => {
+    assert.deepEqual(parseInput(field("yes_no"), "yes", 0), { value: true });
+    assert.deepEqual(parseInput(field("count"), " 4 ", 0), { value: 4 });
+    assert.deepEqual(parseInput(field("time"), "3.14159", 10), { value: 3.142 });
+    assert.deepEqual(parseInput(field("text"), "  the  van stops ", 0), { value: "the van stops" });
+    assert.deepEqual(parseInput(field("text"), "   ", 0), { remove: true });
+    const choice = field("choice", { choices: [{ value: "enters", label: "enters it" }] });
+    assert.deepEqual(parseInput(choice, "enters", 0), { value: "enters" });
+  });
+
+  it("writes a relation about the other mark", () => {
+    const rel = field("relation", { other: 40, choices: [{ value: "hides", label: "the van hides part of the tree" }] });
+    assert.deepEqual(parseInput(rel, "hides", 0), { value: { other: 40, relation: "hides" } });
+  });
+
+  it("refuses what the server would refuse, saying why", () => {
+    assert.match(parseInput(field("count"), "2.5", 0).error, /whole number/);
+    assert.match(parseInput(field("count"), String(MAX_COUNT + 1), 0).error, /from 0 to/);
+    assert.match(parseInput(field("time"), "-1", 0).error, /0 or more/);
+    assert.match(parseInput(field("time"), "12", 10).error, /past the end of the video \(10.00 s\)/);
+    assert.equal("value" in parseInput(field("time"), "12", 0), true);  // length unknown: the server decides
+    assert.match(parseInput(field("text"), "x".repeat(21), 0).error, /at most 20/);
+    assert.match(parseInput(field("choice", { choices: [] }), "flies", 0).error, /one of the options/);
+  });
+
+  it("puts the value into a copy of the mark's facts, or takes the fact out", () => {
+    const facts = { visible: true, k: "old" };
+    assert.deepEqual(factsWith(facts, field("text"), { value: "new" }), { visible: true, k: "new" });
+    assert.deepEqual(factsWith(facts, field("text"), { remove: true }), { visible: true });
+    assert.equal(factsWith(facts, field("text"), { error: "no" }), null);
+    assert.deepEqual(facts, { visible: true, k: "old" });
+  });
+});
