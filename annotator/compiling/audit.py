@@ -37,6 +37,9 @@ class Row:
     answer_format: str
     mark_ids: frozenset[int]
     phrasing: str  # the phrasing text used ("" when not recorded)
+    # Yes/no items: whether the fact asked about holds, whichever way round the question was put
+    # (None for other formats, or when the item records no polarity).
+    truth: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,10 @@ class TaskAudit:
     duplicate_groups: int
     duplicate_items: int
     blind: Blind | None
+    # Yes/no tasks: the share of items whose fact holds. Balancing asks some questions the other way
+    # round so the keys are half yes, but it cannot change this prior: far from one half, a model
+    # that only knows it ("targets are usually visible") scores that share without looking.
+    truth_share: float | None = None
     flags: list[str] = field(default_factory=list)
 
 
@@ -187,12 +194,18 @@ def audit_task(task: str, rows: Sequence[Row]) -> TaskAudit:
         duplicate_groups=groups,
         duplicate_items=dup_items,
         blind=blind,
+        truth_share=_truth_share(rows),
     )
-    report.flags = _flags(report, choice)
+    report.flags = _flags(report, choice, rows)
     return report
 
 
-def _flags(report: TaskAudit, choice: Sequence[Row]) -> list[str]:
+def _truth_share(rows: Sequence[Row]) -> float | None:
+    truths = [r.truth for r in rows if r.truth is not None]
+    return round(sum(truths) / len(truths), 4) if truths else None
+
+
+def _flags(report: TaskAudit, choice: Sequence[Row], rows: Sequence[Row]) -> list[str]:
     flags = []
     if report.blind is not None and report.blind.z > FLAG_Z:
         flags.append(
@@ -206,6 +219,15 @@ def _flags(report: TaskAudit, choice: Sequence[Row]) -> list[str]:
         hits = round(report.longest_key_share * len(judged))
         if _z(hits, len(judged), report.longest_chance) > FLAG_Z:
             flags.append(f"the key is the longest option in {report.longest_key_share:.0%} of items")
+    if report.truth_share is not None:
+        judged = sum(1 for r in rows if r.truth is not None)
+        majority = max(report.truth_share, 1 - report.truth_share)
+        if _z(round(majority * judged), judged, 0.5) > FLAG_Z:
+            held = "holds" if report.truth_share >= 0.5 else "does not hold"
+            flags.append(
+                f"the fact {held} in {majority:.0%} of items: knowing that prior scores {majority:.0%} without "
+                "looking; add marks where it goes the other way"
+            )
     if report.duplicate_groups:
         flags.append(f"{report.duplicate_items} items in {report.duplicate_groups} groups share task and marks")
     return flags

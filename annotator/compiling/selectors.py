@@ -49,15 +49,23 @@ def audit_rows(*, states: list[str], scene_ids: list[int] | None = None) -> list
     if scene_ids:
         qs = qs.filter(scene_id__in=scene_ids)
     values = list(qs.order_by("id").values_list("id", "task", "scene_id", "question", "options", "answer",
-                                                  "answer_format", "provenance__phrasing_text"))  # fmt: skip
+                                                  "answer_format", "provenance__phrasing_text",
+                                                  "provenance__polarity"))  # fmt: skip
     marks: dict[int, set[int]] = defaultdict(set)
     for item_id, mark_id in Item.marks.through.objects.filter(item__in=qs).values_list("item_id", "mark_id"):
         marks[item_id].add(mark_id)
     return [
         Row(id=i, task=task, scene_id=scene, question=q, options=list(opts or []), answer=a, answer_format=fmt,
-            mark_ids=frozenset(marks[i]), phrasing=phrasing or "")
-        for i, task, scene, q, opts, a, fmt, phrasing in values
+            mark_ids=frozenset(marks[i]), phrasing=phrasing or "", truth=_truth(fmt, a, polarity))
+        for i, task, scene, q, opts, a, fmt, phrasing, polarity in values
     ]  # fmt: skip
+
+
+def _truth(answer_format: str, answer: str, polarity: str | None) -> bool | None:
+    """Whether a yes/no item's fact holds: its key, read the other way round for negative questions."""
+    if answer_format != Item.AnswerFormat.YES_NO or polarity not in ("positive", "negative"):
+        return None
+    return (answer == "yes") == (polarity == "positive")
 
 
 def effort_pairs(*, scene_ids: list[int] | None = None) -> list[tuple[str, float]]:

@@ -44,7 +44,7 @@ class Command(BaseCommand):
 
     def _table(self, reports: list[Any]) -> None:
         columns = [("task", 24), ("items", 5), ("entropy", 7), ("p_mode", 6), ("KL", 6), ("longest", 7), ("phr", 4),
-                   ("dup", 4), ("blind", 12)]  # fmt: skip
+                   ("dup", 4), ("holds", 5), ("blind", 12)]  # fmt: skip
         self.stdout.write(" ".join(name.ljust(w) if name == "task" else name.rjust(w) for name, w in columns))
         for r in reports:
             pos = r.positions
@@ -55,7 +55,8 @@ class Command(BaseCommand):
             )
             longest = f"{r.longest_key_share:7.2f}" if r.longest_key_share is not None else "      -"
             blind = f"{r.blind.accuracy:.2f}/{r.blind.chance:.2f}" if r.blind else "-"
-            counts = f"{len(r.phrasings):>4} {r.duplicate_items:>4}"
+            holds = f"{r.truth_share:.2f}" if r.truth_share is not None else "-"
+            counts = f"{len(r.phrasings):>4} {r.duplicate_items:>4} {holds:>5}"
             self.stdout.write(f"{r.task:<24} {r.items:>5} {' '.join(cells)} {longest} {counts} {blind:>12}")
             for flag in r.flags:
                 self.stdout.write(self.style.WARNING(f"    ! {flag}"))

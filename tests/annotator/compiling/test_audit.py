@@ -99,18 +99,41 @@ def test_effort_is_the_median_per_task_of_items_with_time() -> None:
     assert (effort.items, effort.median_min, effort.total_h) == (3, 2.0, 0.22)
 
 
+def _yes_no(i: int, truth: bool, polarity: str) -> Row:
+    answer = "yes" if truth == (polarity == "positive") else "no"
+    return Row(i, "target_visibility", 1 + i % 3, "Is it seen?", ["yes", "no"], answer, "yes_no", frozenset({i}),
+               "Is it seen?", truth)  # fmt: skip
+
+
+def test_balanced_keys_on_an_uneven_fact_are_flagged_by_the_facts_prior() -> None:
+    # given 40 yes/no items whose keys are balanced by asking some questions the other way round,
+    # but whose fact holds for 32 of them
+    rows = [_yes_no(i, i < 32, "positive" if i % 2 else "negative") for i in range(40)]
+    [report] = audit(rows)
+    assert sum(r.answer == "yes" for r in rows) == 20
+    # then the keys look fair, while the prior the questions rest on is reported and flagged
+    assert report.positions is not None and report.positions.p_mode == 0.5
+    assert report.truth_share == 0.8
+    assert any("the fact holds in 80% of items" in f for f in report.flags)
+    # and an even split is not
+    [fair] = audit([_yes_no(i, i % 2 == 0, "positive" if i % 3 else "negative") for i in range(40)])
+    assert fair.truth_share == 0.5 and not any("the fact" in f for f in fair.flags)
+
+
 @pytest.mark.django_db
 def test_the_command_and_the_page_report_each_task(admin: Any, annotator: Any, client: Any) -> None:
     # given target visibility items that always answer "yes", one pair from the same marks
     scenes = [SceneFactory(), SceneFactory()]
     for k in range(6):
-        ItemFactory(scene=scenes[k % 2], author=annotator, provenance={"phrasing_text": "Is the {region} seen?"})
+        provenance = {"phrasing_text": "Is the {region} seen?", "polarity": "positive"}
+        ItemFactory(scene=scenes[k % 2], author=annotator, provenance=provenance)
     out = StringIO()
     call_command("audit_items", "--json", stdout=out)
     [report] = [json.loads(line) for line in out.getvalue().splitlines()]
     assert (report["task"], report["items"], report["n_options"]) == (Item.Task.TARGET_VISIBILITY, 6, 2)
     assert report["positions"]["p_mode"] == 1.0 and report["phrasings"] == [["Is the {region} seen?", 6]]
     assert any("one position in 100%" in f for f in report["flags"])
+    assert report["truth_share"] == 1.0  # every one asked the positive way with the key "yes"
     with pytest.raises(CommandError, match="flagged: target_visibility"):
         call_command("audit_items", "--strict", stdout=StringIO())
     table = StringIO()
