@@ -220,9 +220,9 @@ def _flags(report: TaskAudit, choice: Sequence[Row], rows: Sequence[Row]) -> lis
         if _z(hits, len(judged), report.longest_chance) > FLAG_Z:
             flags.append(f"the key is the longest option in {report.longest_key_share:.0%} of items")
     if report.truth_share is not None:
-        judged = sum(1 for r in rows if r.truth is not None)
+        stated = sum(1 for r in rows if r.truth is not None)
         majority = max(report.truth_share, 1 - report.truth_share)
-        if _z(round(majority * judged), judged, 0.5) > FLAG_Z:
+        if _z(round(majority * stated), stated, 0.5) > FLAG_Z:
             held = "holds" if report.truth_share >= 0.5 else "does not hold"
             flags.append(
                 f"the fact {held} in {majority:.0%} of items: knowing that prior scores {majority:.0%} without "
