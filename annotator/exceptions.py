@@ -25,7 +25,8 @@ class Conflict(Exception):  # noqa: N818
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, StaleWrite):
-        from annotator.serializers import MarkOutputSerializer
+        # Imported here: the serializer's module imports models that import this one.
+        from annotator.marking.serializers import MarkOutputSerializer
 
         body = {
             "detail": "This mark was changed by someone else; reload it and apply your edit again.",

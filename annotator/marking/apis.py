@@ -13,7 +13,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAnnotator, IsAssignedToScene, IsAuthor
-from annotator.exceptions import StaleWrite
 from annotator.intake.selectors import scene_get
 from annotator.marking import selectors
 from annotator.marking.serializers import MarkOutputSerializer, mark_feature
@@ -70,14 +69,6 @@ class SceneMarksApi(APIView):
         return Response(MarkOutputSerializer(mark).data, status=status.HTTP_201_CREATED)
 
 
-def _stale_response(exc: StaleWrite) -> Response:
-    body = {
-        "detail": "This mark was changed by someone else; reload it and apply your edit again.",
-        "current": MarkOutputSerializer(exc.current).data,
-    }
-    return Response(body, status=status.HTTP_409_CONFLICT)
-
-
 class MarkDetailApi(APIView):
     """Anyone who may see a mark reads it; only its author, on a scene still assigned to them,
     changes or deletes it (and only while the item lifecycle has not locked it)."""
@@ -125,10 +116,8 @@ class MarkDetailApi(APIView):
         data.is_valid(raise_exception=True)
         changes = dict(data.validated_data)
         version = changes.pop("version")
-        try:
-            mark = mark_update(mark=mark, version=version, changes=changes)
-        except StaleWrite as exc:
-            return _stale_response(exc)
+        # A stale version raises StaleWrite: 409 with the mark as it is now (annotator.exceptions).
+        mark = mark_update(mark=mark, version=version, changes=changes)
         return Response(MarkOutputSerializer(mark).data)
 
     @extend_schema(request=MarkDeleteInputSerializer, responses={204: None})
@@ -136,8 +125,5 @@ class MarkDetailApi(APIView):
         mark = self._mark_to_change(request, mark_id)
         data = self.MarkDeleteInputSerializer(data=request.data or request.query_params)
         data.is_valid(raise_exception=True)
-        try:
-            mark_delete(mark=mark, version=data.validated_data["version"])
-        except StaleWrite as exc:
-            return _stale_response(exc)
+        mark_delete(mark=mark, version=data.validated_data["version"])
         return Response(status=status.HTTP_204_NO_CONTENT)
