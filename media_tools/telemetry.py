@@ -192,11 +192,12 @@ def read_gpmf(video: Path, *, ffprobe_bin: str = "ffprobe", ffmpeg_bin: str = "f
 
 # Accepted CSV header names (case-insensitive) for each field.
 _CSV_COLUMNS = {
-    "time_s": ("time_s", "t", "seconds", "time", "video_time_s"),
+    # clip_time_s: per-frame logs of stills turned into a clip (e.g. one photo a second).
+    "time_s": ("time_s", "t", "seconds", "time", "video_time_s", "clip_time_s"),
     "lat": ("lat", "latitude"),
     "lon": ("lon", "lng", "long", "longitude"),
     "alt_m": ("alt", "alt_m", "altitude", "altitude_m", "alt_msl_m"),
-    "heading_deg": ("heading", "heading_deg", "yaw", "yaw_deg"),
+    "heading_deg": ("heading", "heading_deg", "yaw", "yaw_deg", "flight_yaw_deg"),
     "speed_mps": ("speed", "speed_mps", "speed_m_s"),
 }
 

@@ -103,6 +103,19 @@ def test_csv_header_spellings(tmp_path: Path, header: str) -> None:
     assert {(s.alt_m, s.heading_deg, s.speed_mps) for s in samples} == {(None, None, None)}
 
 
+def test_the_brighton_frames_log_reads_as_a_track(testdata: Path) -> None:
+    # given the per-frame log of the Brighton Beach clip (one DJI still a second), as published
+    samples = read_csv_track(testdata / "brighton_beach" / "frames.csv")
+    with (testdata / "brighton_beach" / "frames.csv").open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    # then every frame is a sample at its clip time, with the flight's yaw as the heading; the
+    # altitude above take-off is not mistaken for an altitude above sea level
+    assert len(samples) == len(rows) and samples[0].time_s == 0.0
+    assert (samples[1].lat, samples[1].lon, samples[1].heading_deg) == (
+        float(rows[1]["lat"]), float(rows[1]["lon"]), float(rows[1]["flight_yaw_deg"]))  # fmt: skip
+    assert {s.alt_m for s in samples} == {None}
+
+
 def test_csv_with_byte_order_mark_and_optional_columns(tmp_path: Path) -> None:
     # given an Excel export: a BOM before the header, CRLF line ends, altitude, yaw and speed columns,
     # and one row without an altitude
