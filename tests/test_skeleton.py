@@ -147,13 +147,13 @@ def test_import_process_annotate_review_release_score(worker, testdata: Path, tm
     assert "video's own frame" in image["provenance_note"]
 
     # 2. process: the worker probes, extracts keyframes at 1 fps, builds the filmstrip, checks
-    # whether a proxy is needed, looks for telemetry, renders and tiles the image
+    # whether a proxy is needed, looks for telemetry, renders and tiles the image, traces where it has data
     jobs = _wait_for_jobs(annotator, scene["id"])
     # (the CVAA previews, routed to the `gpu` queue, run too and wait for a model)
     assert [(j["kind"], j["state"], j["progress"]) for j in jobs] == [
         *((kind, "succeeded", 100) for kind in ("probe", "keyframes", "filmstrip", "proxy", "telemetry")),
         ("cvaa", "skipped", 0),
-        *((kind, "succeeded", 100) for kind in ("render", "georeference", "tiles")),
+        *((kind, "succeeded", 100) for kind in ("render", "georeference", "tiles", "valid_area")),
     ], jobs
     video = annotator.get(f"/api/scenes/{scene['id']}/").json()["video"]
     assert (video["duration_s"], video["fps"], video["frame_count"]) == (10.0, 3.0, 30)

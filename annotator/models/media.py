@@ -83,6 +83,10 @@ class SatelliteImage(models.Model):
     tile_size = models.PositiveIntegerField(null=True, blank=True)
     tile_levels = models.PositiveSmallIntegerField(null=True, blank=True)
     tile_format = models.CharField(max_length=4, blank=True)  # "jpg", or "png" when the image has alpha
+    # Where the image has data (outside black or transparent borders): a GeoJSON Polygon or
+    # MultiPolygon in full-resolution pixels, written by the valid-area job (null until it ran).
+    # Wrong options of the lettered tasks are only drawn inside it.
+    valid_area = models.JSONField(null=True, blank=True)
     # Where the picture comes from, shown to people (e.g. "keyframe of the clip itself").
     provenance_note = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -163,7 +167,7 @@ class TelemetrySample(models.Model):
 
 # Scene jobs (the video, and what is computed per keyframe) and satellite image jobs.
 VIDEO_JOB_KINDS = ["probe", "keyframes", "filmstrip", "proxy", "telemetry", "cvaa"]
-IMAGE_JOB_KINDS = ["render", "georeference", "tiles"]
+IMAGE_JOB_KINDS = ["render", "georeference", "tiles", "valid_area"]
 
 
 class MediaJob(models.Model):
@@ -176,6 +180,7 @@ class MediaJob(models.Model):
         RENDER = "render", "Render satellite image"
         GEOREFERENCE = "georeference", "Georeference"
         TILES = "tiles", "Tile pyramid"
+        VALID_AREA = "valid_area", "Valid-data area"
         CVAA = "cvaa", "Retrieval previews (CVAA)"
 
     class State(models.TextChoices):

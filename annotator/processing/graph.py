@@ -23,6 +23,7 @@ STEPS: dict[str, Step] = {
     K.RENDER: image.render_step,
     K.GEOREFERENCE: image.georeference_step,
     K.TILES: image.tiles_step,
+    K.VALID_AREA: image.valid_area_step,
     K.CVAA: cvaa.previews_step,
 }
 # Jobs that start once a job succeeds (the rest start right away). Previews need the keyframes and

@@ -34,6 +34,7 @@ JOB_TIME_LIMITS: dict[str, int] = {
     "render": 1800,
     "georeference": 600,
     "tiles": 3600,
+    "valid_area": 600,
     "cvaa": 1800,
 }
 # A job still "running" after this long belonged to a worker that died; it may be claimed again.

@@ -1,4 +1,4 @@
-"""Job steps that work on a satellite image: display rendering, georeference, tile pyramid."""
+"""Job steps that work on a satellite image: display rendering, georeference, tile pyramid, valid-data area."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from shapely.geometry import shape
 
 import media_tools
 from annotator.models import MediaJob, SatelliteImage
 from annotator.processing.jobs import ProgressFn
+from annotator.processing.valid_area import satellite_image_valid_area_update
 from annotator.storage import (
     delete_quietly,
     delete_tree_quietly,
@@ -24,6 +26,7 @@ from annotator.storage import (
     store_tree,
 )
 from media_tools import geo
+from media_tools.imagery.valid_area import area_share
 from media_tools.tiles import build_tiles
 
 # Larger renderings go to a tiled TIFF (browsers cannot show it; the map reads the tile pyramid).
@@ -126,3 +129,14 @@ def tiles_step(job: MediaJob, progress: ProgressFn) -> str:
         delete_tree_quietly(prefix)
         raise
     return f"{info.tile_count} tiles in {info.levels} levels ({info.tile_size} px, {info.format.upper()})"
+
+
+def valid_area_step(job: MediaJob, progress: ProgressFn) -> str:
+    """Where the original has data, outside black or transparent borders: the lettered tasks draw
+    their wrong options only there (annotator.compiling.area)."""
+    image = _image(job)
+    stored = satellite_image_valid_area_update(image_id=image.id)
+    share = area_share(shape(stored), image.width, image.height)
+    if share >= 1:
+        return "data everywhere: no black or transparent borders"
+    return f"data on {share:.0%} of the image; black or transparent borders left out"

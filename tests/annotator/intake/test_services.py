@@ -71,12 +71,12 @@ def test_import_creates_rows_files_and_jobs(
     # and exactly these two files were stored
     assert {video.file.name, image.file.name} == {"videos/coast.mp4", "satellite/map.png"}
     # and the video's jobs and the image's jobs wait; only those that need no other job are
-    # enqueued (after commit): the probe, the image rendering and the georeference
+    # enqueued (after commit): the probe, the image rendering, the georeference and the valid area
     assert [(j.kind, j.state) for j in scene.jobs.order_by("id")] == [
         (kind, "pending") for kind in ("probe", "keyframes", "filmstrip", "proxy", "telemetry", "cvaa")
     ]
-    assert [j.kind for j in image.jobs.order_by("id")] == ["render", "georeference", "tiles"]
-    assert len(callbacks) == 3
+    assert [j.kind for j in image.jobs.order_by("id")] == ["render", "georeference", "tiles", "valid_area"]
+    assert len(callbacks) == 4
     # and the annotator is assigned by the admin
     assert [(a.annotator.username, a.assigned_by) for a in scene.assignments.all()] == [("ann", admin)]
 

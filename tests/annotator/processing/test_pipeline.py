@@ -63,6 +63,9 @@ def test_demo_saro_becomes_a_north_up_orthophoto_with_its_rms(client, admin, ann
     states = _states(scene)
     assert {k: s for k, (s, _) in states.items()} == {**dict.fromkeys(STEPS, "succeeded"), "cvaa": "skipped"}, states
     assert states["cvaa"][1].startswith("no active CVAA checkpoint: train one")
+    # and only the road corridor counts as data: the warp's transparent border and the frame's own
+    # black mask are left out
+    assert states["valid_area"][1] == "data on 23% of the image; black or transparent borders left out"
     image = scene.satellite_images.get()
     # and the first frame's footprint is known: the orthophoto is that frame warped, so its corners
     # reach the orthophoto's edges
