@@ -1,6 +1,8 @@
 """Rule-based wrong options: plausible, never correct, and far enough from the truth and from each
 other by a threshold stated here. Each generator takes the annotator's own decoy marks first (they
-know which other places look alike) and fills the rest from the seeded generator."""
+know which other places look alike) and fills the rest from the seeded generator. Every option lies
+inside the image's valid-data area (annotator.compiling.area), decoys included: one on a black or
+transparent border would be wrong at a glance, without the video."""
 
 from __future__ import annotations
 
@@ -10,17 +12,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import shapely
 from django.core.exceptions import ValidationError
 from shapely.affinity import rotate, translate
-from shapely.geometry import Polygon, box
+from shapely.geometry import LineString, Point, Polygon
 
 from annotator.marking.geometry import region_shape
 
+from .area import ImageArea, Sampler
 from .errors import TemplateError
 from .spatial import XY, centroid, iou
 from .tracks import (
     Track,
-    inside_image,
     mean_speed,
     mirrored_track,
     reversed_track,
@@ -32,7 +35,8 @@ from .tracks import (
 
 # Event Geo-localization: candidate points are at least this share of the image's shorter side from
 # the event and from each other (and never closer than the floor in pixels, about two marker
-# widths), and this share away from the image edge (a point on the very edge reads as "off the map").
+# widths), and this share of the shorter side inside the valid area's border, so the image's edge
+# too (a point on the very edge of the data reads as "off the map").
 POINT_MIN_SEPARATION = 0.15
 POINT_MIN_SEPARATION_PX = 12.0
 POINT_EDGE_MARGIN = 0.04
@@ -76,12 +80,13 @@ def _point_geometry(p: XY) -> dict[str, Any]:
 
 
 def point_candidates(
-    truth: XY, decoys: Sequence[tuple[XY, str]], *, width: float, height: float, rng: random.Random, count: int = 3
+    truth: XY, decoys: Sequence[tuple[XY, str]], *, area: ImageArea, rng: random.Random, count: int = 3
 ) -> list[Candidate]:
-    """`count` wrong places inside the image, each point_separation() from the truth and from
-    each other."""
-    separation = point_separation(width, height)
-    margin = POINT_EDGE_MARGIN * min(width, height)
+    """`count` wrong places in the image's valid area, at least POINT_EDGE_MARGIN inside its border,
+    each point_separation() from the truth and from each other."""
+    separation = point_separation(area.width, area.height)
+    room = area.inset(POINT_EDGE_MARGIN * min(area.width, area.height))
+    shapely.prepare(room)
     taken = [truth]
     out: list[Candidate] = []
 
@@ -91,17 +96,20 @@ def point_candidates(
             out.append(Candidate(_point_geometry(p), source, {"distance_px": round(math.dist(p, truth), 1)}))
 
     for p, source in decoys:
-        if margin <= p[0] <= width - margin and margin <= p[1] <= height - margin:
+        if room.covers(Point(p)):
             take(p, source)
+    draw = Sampler(room)
     for _ in range(MAX_TRIES):
-        if len(out) == count:
+        spot = draw(rng) if len(out) < count else None
+        if spot is None:
             break
-        take((rng.uniform(margin, width - margin), rng.uniform(margin, height - margin)), "random")
+        take(spot, "random")
     if len(out) < count:
+        where, hint = ("", "a larger image") if area.is_whole else (f" {area.where()}", "an image with more data")
         raise TemplateError(
             "marks",
             f"the image has no room for {count} other locations {separation:.0f} px from the event and from each "
-            "other; mark the event on a larger image",
+            f"other{where}; mark the event on {hint}",
         )
     return out
 
@@ -124,16 +132,15 @@ def region_candidates(
     truth: dict[str, Any],
     decoys: Sequence[tuple[dict[str, Any], str]],
     *,
-    width: float,
-    height: float,
+    area: ImageArea,
     rng: random.Random,
     count: int = 3,
 ) -> list[Candidate]:
-    """`count` wrong regions inside the image, each with IoU under REGION_MAX_IOU against the truth
-    and the others: the annotator's decoy regions first, then the true region turned and moved."""
+    """`count` wrong regions covered by the image's valid area, each with IoU under REGION_MAX_IOU
+    against the truth and the others: the annotator's decoy regions first, then the true region
+    turned and moved to a centre drawn in the valid area."""
     kind = "ellipse" if truth.get("type") == "Ellipse" else "polygon"
     shape = region_shape(kind, truth)
-    frame = box(0, 0, width, height)
     taken = [shape]
     out: list[Candidate] = []
 
@@ -143,7 +150,7 @@ def region_candidates(
         except ValidationError:  # rounding a sliver of a polygon can fold it; that one is skipped
             return
         overlaps = [iou(candidate, other) for other in taken]
-        if len(out) < count and frame.covers(candidate) and max(overlaps) < REGION_MAX_IOU:
+        if len(out) < count and area.covers(candidate) and max(overlaps) < REGION_MAX_IOU:
             taken.append(candidate)
             out.append(Candidate(geometry, source, {"iou_with_truth": round(overlaps[0], 3)}))
 
@@ -151,17 +158,19 @@ def region_candidates(
         take(geometry, source)
     cx, cy = centroid(shape)
     for _ in range(MAX_TRIES):
-        if len(out) == count:
+        centre = area.sampler(rng) if len(out) < count else None
+        if centre is None:
             break
         angle = rng.uniform(0, 360)
-        dx, dy = rng.uniform(0, width) - cx, rng.uniform(0, height) - cy
+        dx, dy = centre[0] - cx, centre[1] - cy
         moved = translate(rotate(shape, angle, origin=(cx, cy)), dx, dy)
         take(_moved_geometry(truth, angle, dx, dy, moved), "moved")
     if len(out) < count:
+        where, there = ("", "") if area.is_whole else (f" {area.where()}", " there")
         raise TemplateError(
             "marks",
             f"the image has no room for {count} other regions of this size overlapping it by less than "
-            f"{REGION_MAX_IOU:.0%} (IoU); draw a smaller region or add decoy regions",
+            f"{REGION_MAX_IOU:.0%} (IoU){where}; draw a smaller region or add decoy regions{there}",
         )
     return out
 
@@ -194,22 +203,21 @@ def track_candidates(
     truth: Track,
     decoys: Sequence[tuple[Track, str]],
     *,
-    width: float,
-    height: float,
+    area: ImageArea,
     rng: random.Random,
     count: int = 3,
 ) -> tuple[list[Candidate], float]:
-    """`count` wrong tracks inside the image, each at least track_threshold(truth) in discrete
-    Fréchet distance from the truth and the others (with time as a third axis when timed): other
-    targets' tracks first, then the truth reversed, mirrored, time-warped, shifted or rotated.
-    Returns them and the threshold used."""
+    """`count` wrong tracks whose vertices and segments lie in the image's valid area, each at least
+    track_threshold(truth) in discrete Fréchet distance from the truth and the others (with time as
+    a third axis when timed): other targets' tracks first, then the truth reversed, mirrored,
+    time-warped, shifted or rotated. Returns them and the threshold used."""
     threshold = track_threshold(truth)
     scale = mean_speed(truth)
     taken = [truth]
     out: list[Candidate] = []
 
     def take(track: Track, source: str) -> None:
-        if len(out) >= count or not inside_image(track, width, height):
+        if len(out) >= count or not area.covers(LineString(track.points)):
             return
         gaps = [track_distance(track, other, time_scale=scale) for other in taken]
         if min(gaps) >= threshold:
@@ -228,7 +236,7 @@ def track_candidates(
     if len(out) < count:
         raise TemplateError(
             "marks",
-            f"no room for {count} other tracks at least {threshold:.0f} px (discrete Fréchet) from this one inside "
-            "the image; add other targets' trajectories as decoys",
+            f"no room for {count} other tracks at least {threshold:.0f} px (discrete Fréchet) from this one "
+            f"{area.where()}; add other targets' trajectories as decoys",
         )
     return out, threshold

@@ -193,7 +193,3 @@ def time_warped_track(track: Track, gamma: float, samples: int = 16) -> Track:
     assert dense.times is not None
     t0, total = track.times[0], track.times[-1] - track.times[0]
     return Track(dense.points, tuple(t0 + total * ((t - t0) / total) ** gamma for t in dense.times))
-
-
-def inside_image(track: Track, width: float, height: float) -> bool:
-    return all(0 <= x <= width and 0 <= y <= height for x, y in track.points)

@@ -44,7 +44,9 @@ def test_items_of_several_tasks_from_the_panel_with_their_model_views(scene: Sce
     island = _polygon(scene)
     tower = _mark(scene, "polygon", _box(300, 300, 420, 400), "tower", 1.0, 2.0, facts={"visible": True})
     lake = _mark(scene, "polygon", _box(1400, 700, 1560, 820), "lake", 5.0, 7.0, facts={"visible": True})
-    car = _mark(scene, "polyline", {"type": "LineString", "coordinates": [[200, 900], [600, 800], [1000, 700]]}, "car",
+    # (the car drives in from the north-west arm: the frame is black off the roads, and wrong tracks
+    # are drawn only where it has data)
+    car = _mark(scene, "polyline", {"type": "LineString", "coordinates": [[200, 150], [600, 400], [1000, 700]]}, "car",
                 1.0, 3.0, vertex_times=[1.0, 2.0, 3.0])  # fmt: skip
     walker = _mark(scene, "point", {"type": "Point", "coordinates": [960, 200]}, "pedestrian", 2.0)
     page = login("ann")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+from annotator.compiling.area import image_area
 from annotator.compiling.distractors import (
     POINT_EDGE_MARGIN,
     POINT_MIN_SEPARATION,
@@ -61,7 +62,8 @@ class EventGeolocalization(Template):
         image = event.satellite_image
         truth = spot_of(event)
         decoys = [(spot_of(m), f"mark {m.id}") for m in roles.all("decoys")]
-        wrong = point_candidates(truth, decoys, width=image.width, height=image.height, rng=rng)
+        area = image_area(image)
+        wrong = point_candidates(truth, decoys, area=area, rng=rng)
         wording, question = self.phrase(rng, event=what, time=seconds(event.time_start))
         return lettered_item(
             question=question,
@@ -78,6 +80,7 @@ class EventGeolocalization(Template):
                     "min_separation_share": POINT_MIN_SEPARATION,
                     "edge_margin_share": POINT_EDGE_MARGIN,
                     "decoy_marks": [m.id for m in roles.all("decoys")],
+                    **area.provenance(),
                 },
             },
         )

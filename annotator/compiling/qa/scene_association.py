@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+from annotator.compiling.area import image_area
 from annotator.compiling.distractors import REGION_MAX_IOU, Candidate, region_candidates
 from annotator.compiling.errors import TemplateError
 from annotator.compiling.spatial import REGION_KINDS
@@ -57,9 +58,9 @@ class SceneAssociation(Template):
                 "facts.visible",
                 f"the {name} is marked as never seen in the video; Scene Association needs a region the drone films",
             )
-        image = region.satellite_image
+        area = image_area(region.satellite_image)
         decoys = [(m.geometry, f"mark {m.id}") for m in roles.all("decoys")]
-        wrong = region_candidates(region.geometry, decoys, width=image.width, height=image.height, rng=rng)
+        wrong = region_candidates(region.geometry, decoys, area=area, rng=rng)
         wording, question = self.phrase(rng, start=seconds(start), end=seconds(end))
         return lettered_item(
             question=question,
@@ -70,6 +71,10 @@ class SceneAssociation(Template):
                 **wording.provenance,
                 "names": roles.named(),
                 "segment_s": [start, end],
-                "distractors": {"max_iou": REGION_MAX_IOU, "decoy_marks": [m.id for m in roles.all("decoys")]},
+                "distractors": {
+                    "max_iou": REGION_MAX_IOU,
+                    "decoy_marks": [m.id for m in roles.all("decoys")],
+                    **area.provenance(),
+                },
             },
         )

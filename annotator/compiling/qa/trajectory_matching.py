@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+from annotator.compiling.area import image_area
 from annotator.compiling.distractors import TRACK_MIN_FRECHET_PX, TRACK_MIN_FRECHET_SHARE, Candidate, track_candidates
 from annotator.compiling.errors import TemplateError
 from annotator.compiling.tracks import COMPARE_SAMPLES, Track, mean_speed, track_of
@@ -56,8 +57,8 @@ class TrajectoryMatching(Template):
         truth = track_of(mark, name)
         start, end = self._interval(mark, truth, name)
         decoys = [(track_of(m, roles.name(m)), f"mark {m.id}") for m in roles.all("decoys")]
-        image = mark.satellite_image
-        wrong, threshold = track_candidates(truth, decoys, width=image.width, height=image.height, rng=rng)
+        area = image_area(mark.satellite_image)
+        wrong, threshold = track_candidates(truth, decoys, area=area, rng=rng)
         wording, question = self.phrase(rng, target=name, start=seconds(start), end=seconds(end))
         geometry = {**truth.geometry(), "vertex_times": list(truth.times or [])}
         speed = mean_speed(truth)
@@ -77,6 +78,7 @@ class TrajectoryMatching(Template):
                     "samples": COMPARE_SAMPLES,
                     "time_scale_px_per_s": None if speed is None else round(speed, 3),
                     "decoy_marks": [m.id for m in roles.all("decoys")],
+                    **area.provenance(),
                 },
             },
         )

@@ -7,8 +7,12 @@ import itertools
 import random
 from typing import Any
 
+from shapely.geometry import LineString, Point
+from shapely.geometry.base import BaseGeometry
+
 from annotator.compiling.errors import TemplateError
 from annotator.compiling.qa import get_template
+from annotator.marking.geometry import region_shape
 from annotator.models import Mark, SatelliteImage
 from media_tools.geo import georef_from_corners
 
@@ -16,8 +20,21 @@ _IDS = itertools.count(1000)
 WIDTH, HEIGHT = 200, 100
 
 
-def image(*, width: int = WIDTH, height: int = HEIGHT, georef: dict[str, Any] | None = None) -> SatelliteImage:
-    return SatelliteImage(id=1, width=width, height=height, georef=georef)
+def full_area(width: int = WIDTH, height: int = HEIGHT) -> dict[str, Any]:
+    """The valid-data area of an image with data everywhere, as the valid-area job stores it."""
+    return {"type": "Polygon", "coordinates": [[[0, 0], [width, 0], [width, height], [0, height], [0, 0]]]}
+
+
+def image(
+    *,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+    georef: dict[str, Any] | None = None,
+    valid_area: dict[str, Any] | None = None,
+) -> SatelliteImage:
+    """An image in memory (no file): its valid area is stored, data everywhere unless given."""
+    area = valid_area or full_area(width, height)
+    return SatelliteImage(id=1, width=width, height=height, georef=georef, valid_area=area)
 
 
 def north_up_georef(width: int = WIDTH, height: int = HEIGHT) -> dict[str, Any]:
@@ -69,6 +86,15 @@ def track(
     geometry = {"type": "LineString", "coordinates": [list(p) for p in points]}
     start = fields.pop("time_start", times[0] if times else 0.0)
     return _mark("polyline", geometry, label, vertex_times=list(times or []), time_start=start, **fields)
+
+
+def candidate_shape(geometry: dict[str, Any]) -> BaseGeometry:
+    """A candidate's recorded geometry (point, track or region) as a shapely geometry."""
+    if geometry["type"] == "Point":
+        return Point(geometry["coordinates"])
+    if geometry["type"] == "LineString":
+        return LineString(geometry["coordinates"])
+    return region_shape("ellipse" if geometry["type"] == "Ellipse" else "polygon", geometry)
 
 
 def compile_item(task: str, marks: list[Mark], seed: int = 0) -> Any:

@@ -14,10 +14,12 @@ import pytest
 from django.core.files.storage import default_storage
 from django.core.management import call_command
 from PIL import Image
+from shapely.geometry import shape
 
 from annotator.intake.manifest import read_manifest
 from annotator.intake.services import scene_import
 from annotator.models import Item, ModelView, Scene
+from tests.annotator.compiling.builders import candidate_shape
 
 pytestmark = pytest.mark.django_db
 T = Item.Task
@@ -74,9 +76,10 @@ def _marks(d: Drawer) -> dict[str, list[int]]:
     parking = d.box(0.05, 0.05, 0.25, 0.20, "parking lot", 3.0, None, count_class="car", visible=True)
     cars = [d.point(0.10, 0.10, "car", 3.0), d.point(0.18, 0.15, "car", 3.0), d.point(0.6, 0.9, "car", 3.0)]
     event = d.point(0.70, 0.30, "car", 4.0, event="the white car stops at the give-way line")
-    track = d.track([(0.1, 0.8), (0.3, 0.65), (0.45, 0.62), (0.62, 0.4)], [1.0, 2.0, 3.0, 4.0], "van",
+    # the tracks follow the roads: wrong options are drawn only where the orthophoto has data
+    track = d.track([(0.11, 0.36), (0.29, 0.40), (0.45, 0.535), (0.62, 0.45)], [1.0, 2.0, 3.0, 4.0], "van",
                     future_action="straight")  # fmt: skip
-    other = d.track([(0.9, 0.2), (0.75, 0.35)], [5.0, 7.0], "bus")
+    other = d.track([(0.92, 0.47), (0.75, 0.43)], [5.0, 7.0], "bus")
     kerb = d.box(0.80, 0.80, 0.95, 0.95, "crosswalk", 0.0, None, visible=False)
     east = d.box(0.72, 0.45, 0.82, 0.55, "building", 3.0, 8.0, visible=True, first_seen_s=3.0)
     west = d.box(0.15, 0.45, 0.25, 0.55, "tree", 6.0, 9.0, visible=True, first_seen_s=6.0,
@@ -137,6 +140,15 @@ def test_items_of_all_twelve_tasks_from_marks_on_the_demo_scene(
             assert im.size == (image.width, image.height)
         lettered = task in (T.SCENE_ASSOCIATION, T.EVENT_GEOLOCALIZATION, T.TRAJECTORY_MATCHING)
         assert [o["option"] for o in view["options"]] == (item["options"] if lettered else [])
+    # and the wrong options lie on the orthophoto's data, traced when first needed (the scene was
+    # processed without the valid-area job) and stored
+    image.refresh_from_db()
+    data = shape(image.valid_area).buffer(10)  # the stated tolerance (6.5 px here) and the record's rounding
+    for task in (T.SCENE_ASSOCIATION, T.EVENT_GEOLOCALIZATION, T.TRAJECTORY_MATCHING):
+        provenance = Item.objects.get(id=items[task]["id"]).provenance
+        assert provenance["distractors"]["valid_area_share"] == pytest.approx(0.23, abs=0.01)
+        wrong = [c["geometry"] for c in provenance["candidates"] if c["source"] != "truth"]
+        assert all(data.covers(candidate_shape(g)) for g in wrong), (task, wrong)
     assert items[T.SCENE_ASSOCIATION]["model_view"]["segment_s"] == [0.0, 4.0]
     assert items[T.TRAJECTORY_MATCHING]["model_view"]["segment_s"] == [1.0, 4.0]
     assert items[T.TARGET_VISIBILITY]["model_view"]["segment_s"] is None
