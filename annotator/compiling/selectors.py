@@ -11,7 +11,7 @@ from django.http import Http404
 from annotator.access.scopes import items_visible
 from annotator.compiling.audit import Row
 from annotator.compiling.lifecycle import OPEN_STATES
-from annotator.models import Item
+from annotator.models import Item, ModelView
 
 _this_round = Q(reviews__revision=F("revision"), reviews__gold=False)
 
@@ -74,3 +74,22 @@ def effort_pairs(*, scene_ids: list[int] | None = None) -> list[tuple[str, float
     if scene_ids:
         qs = qs.filter(scene_id__in=scene_ids)
     return [(task, seconds) for task, seconds in qs.values_list("task", "active_seconds")]
+
+
+def items_without_ready_view(
+    *, scene_ids: list[int] | None = None, states: list[str] | None = None, failed: bool = False, pending: bool = False
+) -> QuerySet[Item]:
+    """Items whose model view was never created (compiled before model views existed), and with
+    `failed` / `pending` those whose view failed / still waits, oldest first, their view joined.
+    For admins' commands: not scoped to a user."""
+    wanted = Q(model_view__isnull=True)
+    if failed:
+        wanted |= Q(model_view__state=ModelView.State.FAILED)
+    if pending:
+        wanted |= Q(model_view__state=ModelView.State.PENDING)
+    qs = Item.objects.filter(wanted).select_related("model_view")
+    if scene_ids:
+        qs = qs.filter(scene_id__in=scene_ids)
+    if states:
+        qs = qs.filter(state__in=states)
+    return qs.order_by("id")
