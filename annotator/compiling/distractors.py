@@ -16,6 +16,7 @@ import shapely
 from django.core.exceptions import ValidationError
 from shapely.affinity import rotate, translate
 from shapely.geometry import LineString, Point, Polygon
+from shapely.geometry.base import BaseGeometry
 
 from annotator.marking.geometry import region_shape
 
@@ -79,11 +80,23 @@ def _point_geometry(p: XY) -> dict[str, Any]:
     return {"type": "Point", "coordinates": [round(p[0], 1), round(p[1], 1)]}
 
 
+def key_on_data(area: ImageArea, geometry: BaseGeometry, what: str) -> None:
+    """Refuse a key that lies off the image's data: every wrong option is drawn on data, so a key on
+    a black or transparent border would be the odd one out, answerable without the video."""
+    if not area.is_whole and not area.covers(geometry):
+        raise TemplateError(
+            "marks",
+            f"the {what} lies (partly) where the satellite image has no data, its black or transparent border; "
+            "the wrong options are drawn only on data, so this key would stand out: mark it on the image's data",
+        )
+
+
 def point_candidates(
     truth: XY, decoys: Sequence[tuple[XY, str]], *, area: ImageArea, rng: random.Random, count: int = 3
 ) -> list[Candidate]:
     """`count` wrong places in the image's valid area, at least POINT_EDGE_MARGIN inside its border,
     each point_separation() from the truth and from each other."""
+    key_on_data(area, Point(truth), "event's place")
     separation = point_separation(area.width, area.height)
     room = area.inset(POINT_EDGE_MARGIN * min(area.width, area.height))
     shapely.prepare(room)
@@ -141,6 +154,7 @@ def region_candidates(
     turned and moved to a centre drawn in the valid area."""
     kind = "ellipse" if truth.get("type") == "Ellipse" else "polygon"
     shape = region_shape(kind, truth)
+    key_on_data(area, shape, "region")
     taken = [shape]
     out: list[Candidate] = []
 
@@ -211,6 +225,7 @@ def track_candidates(
     track_threshold(truth) in discrete Fréchet distance from the truth and the others (with time as
     a third axis when timed): other targets' tracks first, then the truth reversed, mirrored,
     time-warped, shifted or rotated. Returns them and the threshold used."""
+    key_on_data(area, LineString(truth.points), "trajectory")
     threshold = track_threshold(truth)
     scale = mean_speed(truth)
     taken = [truth]

@@ -75,8 +75,9 @@ def _marks(d: Drawer) -> dict[str, list[int]]:
     island = d.box(0.44, 0.44, 0.56, 0.56, "roundabout", 0.0, 4.0, visible=True, first_seen_s=0.5)
     parking = d.box(0.05, 0.05, 0.25, 0.20, "parking lot", 3.0, None, count_class="car", visible=True)
     cars = [d.point(0.10, 0.10, "car", 3.0), d.point(0.18, 0.15, "car", 3.0), d.point(0.6, 0.9, "car", 3.0)]
-    event = d.point(0.70, 0.30, "car", 4.0, event="the white car stops at the give-way line")
-    # the tracks follow the roads: wrong options are drawn only where the orthophoto has data
+    # the lettered tasks' keys lie on the roads, the orthophoto's data (23% of it), as their wrong options do
+    lane = d.box(0.47, 0.44, 0.53, 0.50, "lane", 0.0, 4.0)
+    event = d.point(0.70, 0.45, "car", 4.0, event="the white car stops at the give-way line")
     track = d.track([(0.11, 0.36), (0.29, 0.40), (0.45, 0.535), (0.62, 0.45)], [1.0, 2.0, 3.0, 4.0], "van",
                     future_action="straight")  # fmt: skip
     other = d.track([(0.92, 0.47), (0.75, 0.43)], [5.0, 7.0], "bus")
@@ -87,7 +88,7 @@ def _marks(d: Drawer) -> dict[str, list[int]]:
     lamp = d.point(0.5, 0.2, "pedestrian", 2.0, at_s=2.0)
     return {
         T.TARGET_VISIBILITY: [island],
-        T.SCENE_ASSOCIATION: [island],
+        T.SCENE_ASSOCIATION: [lane],
         T.ZONE_COUNTING: [parking, *cars],
         T.EVENT_GEOLOCALIZATION: [event],
         T.TRAJECTORY_MATCHING: [track, other],
@@ -140,15 +141,15 @@ def test_items_of_all_twelve_tasks_from_marks_on_the_demo_scene(
             assert im.size == (image.width, image.height)
         lettered = task in (T.SCENE_ASSOCIATION, T.EVENT_GEOLOCALIZATION, T.TRAJECTORY_MATCHING)
         assert [o["option"] for o in view["options"]] == (item["options"] if lettered else [])
-    # and the wrong options lie on the orthophoto's data, traced when first needed (the scene was
-    # processed without the valid-area job) and stored
+    # and every option, the key included, lies on the orthophoto's data, traced when first needed (the
+    # scene was processed without the valid-area job) and stored
     image.refresh_from_db()
     data = shape(image.valid_area).buffer(10)  # the stated tolerance (6.5 px here) and the record's rounding
     for task in (T.SCENE_ASSOCIATION, T.EVENT_GEOLOCALIZATION, T.TRAJECTORY_MATCHING):
         provenance = Item.objects.get(id=items[task]["id"]).provenance
         assert provenance["distractors"]["valid_area_share"] == pytest.approx(0.23, abs=0.01)
-        wrong = [c["geometry"] for c in provenance["candidates"] if c["source"] != "truth"]
-        assert all(data.covers(candidate_shape(g)) for g in wrong), (task, wrong)
+        options = [c["geometry"] for c in provenance["candidates"]]
+        assert len(options) == 4 and all(data.covers(candidate_shape(g)) for g in options), (task, options)
     assert items[T.SCENE_ASSOCIATION]["model_view"]["segment_s"] == [0.0, 4.0]
     assert items[T.TRAJECTORY_MATCHING]["model_view"]["segment_s"] == [1.0, 4.0]
     assert items[T.TARGET_VISIBILITY]["model_view"]["segment_s"] is None

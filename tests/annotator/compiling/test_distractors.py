@@ -255,6 +255,25 @@ def test_no_room_in_the_valid_area_says_so() -> None:
     assert "from this one inside the part of the image that has data (3% of it;" in str(err.value)
 
 
+def test_a_key_off_the_data_is_refused_since_it_would_stand_out() -> None:
+    # given an image with data in its left half, and keys drawn (partly) on the black half
+    area = _half_area()
+    region = {"type": "Polygon", "coordinates": [[[180, 10], [240, 10], [240, 60], [180, 60]]]}
+    cases = [
+        lambda: point_candidates((300.0, 100.0), [], area=area, rng=random.Random(0)),
+        lambda: region_candidates(region, [], area=area, rng=random.Random(0)),
+        lambda: track_candidates(Track(((20.0, 30.0), (260.0, 90.0))), [], area=area, rng=random.Random(0)),
+    ]
+    # then each is refused, saying what to do, before any option is drawn
+    for what, make in zip(("event's place", "region", "trajectory"), cases, strict=True):
+        with pytest.raises(TemplateError) as err:
+            make()
+        assert str(err.value).startswith(f"the {what} lies (partly) where the satellite image has no data")
+        assert str(err.value).endswith("mark it on the image's data")
+    # while a key within the stated tolerance of the border is taken
+    point_candidates((200.0 + area.tolerance_px / 2, 100.0), [], area=area, rng=random.Random(0))
+
+
 # Valid areas like a warped frame's: the image's rectangle cut by a turned, shrunk copy of itself.
 warps = st.tuples(st.floats(0, 90), st.floats(0.6, 1.0), st.floats(-0.2, 0.2), st.floats(-0.2, 0.2))
 

@@ -92,3 +92,28 @@ def test_the_mark_api_refuses_a_bad_fact_and_stores_nothing(annotator: Any, api:
     ok = client.patch(f"/api/marks/{mark.id}/", {"version": 1, "facts": {"visible": False, "event": "it stops"}},
                       format="json")  # fmt: skip
     assert ok.status_code == 200 and ok.json()["facts"] == {"visible": False, "event": "it stops"}
+
+
+@pytest.mark.django_db
+def test_occlusion_levels_saved_before_the_catalog_move_into_the_note(annotator: Any) -> None:
+    # given marks the old workspace saved: an occlusion level as a string, one with a note already,
+    # and one carrying the relation as the catalog has it
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("annotator.migrations.0012_legacy_occlusion_facts")
+    scene = SceneFactory(annotators=[annotator])
+    plain = MarkFactory(scene=scene, author=annotator, facts={"occlusion": "partial", "visible": True})
+    noted = MarkFactory(scene=scene, author=annotator, facts={"occlusion": "heavy", "note": "behind the bus"})
+    relation = {"occlusion": {"other": plain.id, "relation": "hides"}}
+    kept = MarkFactory(scene=scene, author=annotator, facts=relation)
+    # when the data migration runs
+    migration._move_levels(apps, None)
+    # then the levels are in the notes, the facts pass the catalog, and nothing else changed
+    for mark in (plain, noted, kept):
+        mark.refresh_from_db()
+        assert facts_clean(mark.facts, duration=None) == mark.facts and mark.version == 1
+    assert plain.facts == {"visible": True, "note": "occlusion: partial"}
+    assert noted.facts == {"note": "behind the bus · occlusion: heavy"}
+    assert kept.facts == relation
