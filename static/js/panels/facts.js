@@ -26,7 +26,9 @@ function input(f, id, disabled) {
     id, disabled, dataset: data, autocomplete: "off", list,
     type: numeric ? "number" : "text", min: numeric ? "0" : null, step: f.kind === "time" ? "0.01" : numeric ? "1" : null,
     inputmode: numeric ? "decimal" : null, maxlength: numeric ? null : String(f.max_length),
-    placeholder: f.required ? "" : "optional",
+    // "optional" only while nothing asks for it: an optional fact the marks make necessary (a count
+    // with no instance marks) is flagged instead.
+    placeholder: f.required || needsInput(f) ? "" : "optional",
   });
   /** @type {HTMLInputElement} */ (box).value = shownValue(f);
   return box;
