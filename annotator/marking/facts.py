@@ -2,7 +2,7 @@
 happens there? what does the target do next?) and the times a question is about. One catalog:
 mark writes are checked against it (a typo or a wrong type is a 400 on that fact, not an item
 that fails to compile later), the QA templates read its kinds, and the workspace builds its fact
-fields from it (the Items panel asks for exactly the facts a task needs, typed)."""
+fields from it (FactSpec.describe: the Items panel asks for exactly the facts a task needs, typed)."""
 
 from __future__ import annotations
 
@@ -36,6 +36,18 @@ class FactSpec:
     @property
     def values(self) -> tuple[str, ...]:
         return tuple(value for value, _ in self.choices)
+
+    def describe(self) -> dict[str, Any]:
+        """The fact as a field of the workspace reads it (kind, label, choices, suggestions)."""
+        return {
+            "key": self.key,
+            "kind": self.kind,
+            "label": self.label,
+            "choices": [{"value": v, "label": text} for v, text in self.choices],
+            "suggestions": list(self.suggestions),
+            "suggest_labels": self.suggest_labels,
+            "max_length": self.max_length,
+        }
 
 
 INTERACTION_CLASSES = (("enters", "enters it"), ("passes_by", "passes close by"), ("stays_away", "stays away"))
@@ -127,19 +139,3 @@ def facts_clean(facts: Any, *, duration: float | None, mark_id: int | None = Non
     if errors:
         raise ValidationError(errors)
     return clean
-
-
-def catalog() -> list[dict[str, Any]]:
-    """The catalog as the workspace reads it."""
-    return [
-        {
-            "key": s.key,
-            "kind": s.kind,
-            "label": s.label,
-            "choices": [{"value": v, "label": text} for v, text in s.choices],
-            "max_length": s.max_length,
-            "suggestions": list(s.suggestions),
-            "suggest_labels": s.suggest_labels,
-        }
-        for s in FACTS.values()
-    ]

@@ -108,20 +108,15 @@ class Template:
 
 
 def fact_field(*, mark: Mark, name: str, fact: Fact, **extra: Any) -> dict[str, Any]:
-    spec = fact.spec
+    """One fact of one mark as the Items panel asks for it: the catalog's description, bound to the
+    mark, with this task's wording of what to enter and the value it holds now."""
     return {
+        **fact.spec.describe(),
         "mark": mark.id,
         "name": name,
-        "key": fact.key,
-        "kind": spec.kind,
-        "label": spec.label,
         "what": fact.what,
         "required": fact.required,
         "value": mark.facts.get(fact.key),
-        "choices": [{"value": v, "label": text} for v, text in spec.choices],
-        "suggestions": list(spec.suggestions),
-        "suggest_labels": spec.suggest_labels,
-        "max_length": spec.max_length,
         **extra,
     }
 

@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from annotator.compiling.qa import get_template, registered_tasks
-from annotator.marking.facts import FACTS, MAX_COUNT, catalog, facts_clean
+from annotator.marking.facts import FACTS, MAX_COUNT, facts_clean
 from annotator.models import Mark
 from tests.factories import MarkFactory, SceneFactory
 
@@ -61,7 +61,7 @@ def test_facts_clean_reports_every_bad_fact_at_once_and_trims_text() -> None:
 
 
 def test_the_catalog_the_workspace_reads_names_kinds_and_choices() -> None:
-    entries = {e["key"]: e for e in catalog()}
+    entries = {key: spec.describe() for key, spec in FACTS.items()}
     assert entries["interaction"]["kind"] == "choice"
     assert [c["value"] for c in entries["occlusion"]["choices"]] == ["hides", "hidden_by", "mutual", "none"]
     assert entries["count_class"]["suggest_labels"] is True
