@@ -18,12 +18,26 @@ env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG: bool = env.bool("DJANGO_DEBUG", default=False)
+DATA_DIR: Path = Path(env.str("SKYMARK_DATA_DIR", default=str(BASE_DIR / "var")))
+# The key `make run` generated for the embedded default lives in DATA_DIR, so any `manage.py`
+# command of that install finds it without an export; production sets SECRET_KEY itself.
+SECRET_KEY_FILE: Path = DATA_DIR / "secret_key"
+
+
+def _secret_key() -> str:
+    if key := env.str("SECRET_KEY", default=""):
+        return key
+    try:
+        return SECRET_KEY_FILE.read_text().strip()
+    except OSError:
+        return ""
+
+
 # Development keeps working without a secret; production (DEBUG off, not under tests) must set one.
-SECRET_KEY: str = env.str("SECRET_KEY", default="")
+SECRET_KEY: str = _secret_key()
 ALLOWED_HOSTS: list[str] = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
-DATA_DIR: Path = Path(env.str("SKYMARK_DATA_DIR", default=str(BASE_DIR / "var")))
 DATABASE_URL: str = env.str("DATABASE_URL", default="")
 REDIS_URL: str = env.str("REDIS_URL", default="")
 MEDIA_ROOT: Path = Path(env.str("MEDIA_ROOT", default=str(DATA_DIR / "media")))
@@ -55,6 +69,10 @@ CVAA_CAMERA_HFOV_DEG: float = env.float("CVAA_CAMERA_HFOV_DEG", default=81.0)
 CVAA_CAMERA_PITCH_DEG: float = env.float("CVAA_CAMERA_PITCH_DEG", default=-90.0)
 MAX_UPLOAD_MB: int = env.int("MAX_UPLOAD_MB", default=2048)
 LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO")
+# Behind HTTPS (production): redirect HTTP, secure cookies and HSTS. Off for the embedded default,
+# which serves plain HTTP on 127.0.0.1. A TLS-terminating proxy must send X-Forwarded-Proto.
+HTTPS: bool = env.bool("SKYMARK_HTTPS", default=False)
+HSTS_SECONDS: int = env.int("HSTS_SECONDS", default=31_536_000 if HTTPS else 0)
 
 # gunicorn (config/gunicorn.py). WEB_CONCURRENCY is the name gunicorn and hosting platforms use.
 WEB_CONCURRENCY: int = env.int("WEB_CONCURRENCY", default=2 * (os.cpu_count() or 1))

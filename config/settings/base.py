@@ -14,7 +14,18 @@ if env.SECRET_KEY:
 elif DEBUG or _TESTING:
     SECRET_KEY = "insecure-development-key-never-used-in-production"  # noqa: S105
 else:
-    raise ImproperlyConfigured("SECRET_KEY must be set in the environment when DJANGO_DEBUG is off.")
+    raise ImproperlyConfigured(
+        f"SECRET_KEY is not set: export SECRET_KEY, or run `make run` once, which writes {env.SECRET_KEY_FILE}."
+    )
+
+# Transport security (manage.py check --deploy): on when SKYMARK_HTTPS says the site is served over TLS.
+SECURE_SSL_REDIRECT = env.HTTPS
+SESSION_COOKIE_SECURE = env.HTTPS
+CSRF_COOKIE_SECURE = env.HTTPS
+SECURE_HSTS_SECONDS = env.HSTS_SECONDS
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.HTTPS
+SECURE_HSTS_PRELOAD = env.HTTPS
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.HTTPS else None
 
 ALLOWED_HOSTS = env.ALLOWED_HOSTS
 CSRF_TRUSTED_ORIGINS = env.CSRF_TRUSTED_ORIGINS
