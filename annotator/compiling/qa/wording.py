@@ -82,9 +82,27 @@ def using_phrasebook(book: Phrasebook | None) -> Iterator[None]:
         _PHRASEBOOK.reset(token)
 
 
+def _parts(text: str) -> list[tuple[str, str | None]]:
+    """(literal text, placeholder name or None) pairs. A placeholder is a bare name: format specs,
+    conversions, attributes and indexes are refused (ValueError), since "{region:>20000000}" in an
+    admin's phrasing would make a 20 MB question and "{region.__class__}" reads internals."""
+    parts: list[tuple[str, str | None]] = []
+    for literal, name, spec, conversion in string.Formatter().parse(text):
+        if name is not None and (spec or conversion or not name.isidentifier()):
+            shown = name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+            raise ValueError(f"{{{shown}}}: a placeholder is a plain name such as {{region}}")
+        parts.append((literal, name))
+    return parts
+
+
 def placeholders(text: str) -> set[str]:
-    """The {fields} a phrasing fills in; ValueError for a malformed one ("{region" unclosed)."""
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+    """The {fields} a phrasing fills in; ValueError for a malformed one ("{region" unclosed, a format spec)."""
+    return {name for _, name in _parts(text) if name is not None}
+
+
+def fill(text: str, fields: Mapping[str, str]) -> str:
+    """The phrasing with each {name} replaced by its field; KeyError for a name the task lacks."""
+    return "".join(literal + (str(fields[name]) if name is not None else "") for literal, name in _parts(text))
 
 
 def phrase(
@@ -98,8 +116,8 @@ def phrase(
         choices = [Wording(text, index) for index, text in enumerate(phrasings)]
     chosen = choices[rng.randrange(len(choices))]
     try:
-        text = chosen.text.format(**fields)
-    except (KeyError, IndexError, ValueError) as exc:
+        text = fill(chosen.text, fields)
+    except (KeyError, ValueError) as exc:
         raise TemplateError(
             "task", f"phrasing #{chosen.id} does not fit this task ({exc!r}); an admin must correct or disable it"
         ) from exc

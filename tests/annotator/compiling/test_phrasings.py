@@ -89,6 +89,10 @@ def test_with_nothing_enabled_or_no_table_the_templates_use_their_own(annotator:
         (TG, "positive", "When does the {regoin} first appear?", "text"),
         (TG, "positive", "When does the {region first appear?", "text"),
         (TG, "negative", "Is the {region} never seen?", "polarity"),  # not a yes/no task
+        (TG, "positive", "When does the {region:>20000000} first appear?", "text"),  # a 20 MB question
+        (TG, "positive", "When does the {region!r} first appear?", "text"),
+        (TG, "positive", "When does the {region.__class__} first appear?", "text"),
+        (TG, "positive", "When does the {region[0]} first appear?", "text"),
     ],
 )
 def test_a_phrasing_that_would_not_name_the_marks_is_refused(task: str, polarity: str, text: str, field: str) -> None:
@@ -113,3 +117,14 @@ def test_admins_add_and_disable_phrasings_in_the_admin(admin_client: Any) -> Non
     assert builtin is not None
     page = admin_client.get(f"/django-admin/annotator/phrasing/{builtin.id}/change/").content.decode()
     assert 'name="text"' not in page and 'name="enabled"' in page
+
+
+def test_a_stored_phrasing_with_a_format_spec_is_never_expanded(annotator: Any, region: Any) -> None:
+    # Given a row written past the form (an old row, the shell): a width spec would pad the question
+    Phrasing.objects.filter(task=TG).update(enabled=False)
+    Phrasing.objects.create(task=TG, text="When does the {region:>200000} first appear?", enabled=True)
+
+    # When compiling picks it / then the compile is refused with the sentence, nothing is padded
+    with pytest.raises(ValidationError, match="plain name"):
+        item_compile(user=annotator, task=TG, mark_ids=[region.id], seed=1)
+    assert not Item.objects.filter(task=TG).exists()
