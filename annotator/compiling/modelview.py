@@ -97,9 +97,20 @@ def draw_images(
 # ---- the job ---------------------------------------------------------------------------------
 
 
+def _gone(view_id: int) -> bool:
+    """True (and said at info level) when the view's row is no longer there: its item was deleted
+    after the job was queued. Nothing is left to draw, so the job ends without a retry or an error."""
+    if ModelView.objects.filter(id=view_id).exists():
+        return False
+    log.info("model view %s: its item no longer exists; nothing to render", view_id)
+    return True
+
+
 def _claim(view_id: int) -> ModelView | None:
     with transaction.atomic():
-        view = ModelView.objects.select_for_update().select_related("item__scene__video").get(id=view_id)
+        view = ModelView.objects.select_for_update().select_related("item__scene__video").filter(id=view_id).first()
+        if view is None:
+            return None
         fresh = view.started_at and timezone.now() - view.started_at < STALE_RUNNING
         if view.state == S.SUCCEEDED or (view.state == S.RUNNING and fresh):
             return None
@@ -188,10 +199,15 @@ def model_view_files_delete(sender: Any, instance: ModelView, **kwargs: Any) -> 
         transaction.on_commit(lambda: delete_quietly(names))
 
 
-def _finish(view_id: int, *, fields: dict[str, Any]) -> None:
-    """Point the row at the new files; the files of an earlier rendering go once that commits."""
+def _finish(view_id: int, *, fields: dict[str, Any]) -> bool:
+    """Point the row at the new files; the files of an earlier rendering go once that commits. False
+    (the new files deleted) when the row went meanwhile, with its item."""
+    new = [fields.get("image"), fields.get("video"), *(o["file"] for o in fields.get("option_images", []))]
     with transaction.atomic():
-        view = ModelView.objects.select_for_update().get(id=view_id)
+        view = ModelView.objects.select_for_update().filter(id=view_id).first()
+        if view is None:
+            transaction.on_commit(lambda: delete_quietly([n for n in new if n]))
+            return False
         old = stored_names(view)
         ModelView.objects.filter(id=view_id).update(
             **{"video": "", "video_note": "", **fields},
@@ -200,8 +216,9 @@ def _finish(view_id: int, *, fields: dict[str, Any]) -> None:
             finished_at=timezone.now(),
             updated_at=timezone.now(),
         )
-        kept = {fields.get("image"), fields.get("video"), *(o["file"] for o in fields.get("option_images", []))}
+        kept = set(new)
         transaction.on_commit(lambda: delete_quietly([n for n in old if n not in kept]))
+    return True
 
 
 def _fail(view_id: int, error: str) -> None:
@@ -212,9 +229,11 @@ def _fail(view_id: int, error: str) -> None:
 
 def model_view_render(*, view_id: int) -> bool:
     """Render a model view unless it is done or being rendered. True when it rendered now. Bad media
-    ends in `failed` with the reason; other errors are recorded, then raised for the task to retry."""
+    ends in `failed` with the reason; other errors are recorded, then raised for the task to retry.
+    A view whose item was deleted (before or while it renders) ends quietly: False, no retry."""
     view = _claim(view_id)
     if view is None:
+        _gone(view_id)
         return False
     try:
         fields = _render(view, _reporter(view_id))
@@ -222,8 +241,12 @@ def model_view_render(*, view_id: int) -> bool:
         _fail(view_id, str(exc))
         return False
     except Exception as exc:
+        if _gone(view_id):  # the item (and its marks' image, maybe) went while drawing
+            return False
         log.exception("model view %s crashed", view_id)
         _fail(view_id, f"internal error while rendering: {exc}")
         raise
-    _finish(view_id, fields=fields)
+    if not _finish(view_id, fields=fields):
+        _gone(view_id)
+        return False
     return True
