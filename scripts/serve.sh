@@ -20,13 +20,24 @@ PORT="${PORT:-8000}"
 "$BIN/python" manage.py collectstatic --noinput -v 0
 "$BIN/python" manage.py seed_demo
 
-"$BIN/celery" -A config worker --pool=solo -Q media,gpu -l info --without-gossip --without-mingle \
-  --without-heartbeat &
-worker=$!
-trap 'kill "$worker" 2>/dev/null; wait "$worker" 2>/dev/null' EXIT INT TERM
+# The worker runs under a small supervisor: if it dies (killed, out of memory) it is started again,
+# and the web server never goes down with it.
+supervise_worker() {
+  trap 'kill "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 0' TERM INT
+  while true; do
+    "$BIN/celery" -A config worker --pool=solo -Q media,gpu -l info --without-gossip --without-mingle \
+      --without-heartbeat &
+    child=$!
+    wait "$child" && status=0 || status=$?
+    echo "Skymark: the Celery worker exited (status $status); starting it again in 2 s" >&2
+    sleep 2
+  done
+}
+supervise_worker &
+supervisor=$!
 
 echo "Skymark: http://$HOST:$PORT/  (log in with a demo user printed above; Ctrl-C stops)"
 "$BIN/gunicorn" -c config/gunicorn.py config.wsgi:application --bind "$HOST:$PORT" --access-logfile - &
 web=$!
-trap 'kill "$web" "$worker" 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
-wait -n "$web" "$worker"
+trap 'kill "$web" "$supervisor" 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
+wait "$web"
