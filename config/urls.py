@@ -4,8 +4,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
 
+from annotator.access.login import LockoutAuthenticationForm, TokenApi
 from annotator.compiling import apis as compiling_apis
 from annotator.compiling import files as compiling_files
 from annotator.compiling import views as compiling_views
@@ -26,7 +26,7 @@ from review.scoring import apis as scoring_apis
 from review.scoring import views as scoring_views
 
 api = [
-    path("api/auth/token/", obtain_auth_token, name="api-token"),
+    path("api/auth/token/", TokenApi.as_view(), name="api-token"),
     # intake
     path("api/scenes/", intake_apis.SceneListApi.as_view(), name="api-scenes"),
     path("api/scenes/<int:scene_id>/", intake_apis.SceneDetailApi.as_view(), name="api-scene"),
@@ -116,7 +116,7 @@ api = [
 
 pages = [
     path("", dashboard_views.home, name="home"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", auth_views.LoginView.as_view(authentication_form=LockoutAuthenticationForm), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("scenes/upload/", intake_views.scene_upload, name="scene-upload"),
     path("scenes/<int:scene_id>/", intake_views.scene_detail, name="scene-detail"),

@@ -79,6 +79,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Every authenticate() counts failures and refuses a locked-out account (annotator/access/lockout.py).
+AUTHENTICATION_BACKENDS = ["annotator.access.lockout.LockoutBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
