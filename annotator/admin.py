@@ -23,12 +23,43 @@ from annotator.models import (
 )
 from annotator.processing.cvaa.services import checkpoint_make_active
 
-admin.site.register([Video, SatelliteImage, Keyframe, Assignment, Mark])
+admin.site.register([Video, SatelliteImage, Keyframe, Assignment])
+
+
+def _in_review_or_beyond(items: QuerySet[Item]) -> bool:
+    return items.exclude(state=Item.State.DRAFT).exists()
+
+
+@admin.register(Mark)
+class MarkAdmin(admin.ModelAdmin):
+    """Marks change only through the marking services, which bump the version, stale the items
+    built on them and respect locks; the admin shows them read-only and deletes only marks that no
+    item in review, approved or released uses."""
+
+    list_display = ["id", "scene", "kind", "label", "author", "version", "locked"]
+    list_filter = ["kind", "locked"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if obj is None:
+            return super().has_delete_permission(request)
+        return not obj.locked and not _in_review_or_beyond(obj.items.all())
 
 
 @admin.register(Scene)
 class SceneAdmin(admin.ModelAdmin):
     list_display = ["name", "video", "created_at"]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # Deleting a scene deletes its marks and items: not once any of them is reviewed or released.
+        if obj is None:
+            return super().has_delete_permission(request)
+        return not _in_review_or_beyond(obj.items.all())
 
 
 @admin.register(MediaJob)
@@ -50,6 +81,12 @@ class ItemAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # Reviewed, approved and released items are the benchmark's record; only drafts may go.
+        if obj is None:
+            return super().has_delete_permission(request)
+        return obj.state == Item.State.DRAFT
 
 
 @admin.register(ModelView)
