@@ -68,6 +68,7 @@ CVAA_MIN_SCORE: float = env.float("CVAA_MIN_SCORE", default=0.3)
 CVAA_CAMERA_HFOV_DEG: float = env.float("CVAA_CAMERA_HFOV_DEG", default=81.0)
 CVAA_CAMERA_PITCH_DEG: float = env.float("CVAA_CAMERA_PITCH_DEG", default=-90.0)
 MAX_UPLOAD_MB: int = env.int("MAX_UPLOAD_MB", default=2048)
+MAX_JSON_KB: int = env.int("MAX_JSON_KB", default=2048)
 LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO")
 # Behind HTTPS (production): redirect HTTP, secure cookies and HSTS. Off for the embedded default,
 # which serves plain HTTP on 127.0.0.1. A TLS-terminating proxy must send X-Forwarded-Proto.
