@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
@@ -54,7 +55,7 @@ def _int64(text: str) -> int:
 
 
 class BoundedJSONParser(JSONParser):
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: dict[str, Any] | None = None) -> Any:
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         limit: int = settings.SKYMARK_MAX_JSON_BYTES
         request = (parser_context or {}).get("request")
         declared = int(request.META.get("CONTENT_LENGTH") or 0) if request is not None else 0
