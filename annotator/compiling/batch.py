@@ -1,7 +1,9 @@
 """Compile every item a scene's marks allow, in one go: for each task, every way the annotator's
 marks fill its parts (a region, a target and a region, three regions, ...), minus what already has
 an item, through the same compile path; then each task's new items have their keys balanced as a
-set (annotator.compiling.balance) before they are saved."""
+set (annotator.compiling.balance) before they are saved. Each part takes the kinds of mark that
+stand for it (annotator.compiling.spatial: polygons are regions, ellipses and points targets and
+places); every combination a template refuses is reported with its marks and the reason."""
 
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from django.db import transaction
 
 from annotator.compiling.balance import balance
 from annotator.compiling.qa.roles import MAX_MARKS
+from annotator.compiling.qa.wording import names_for
+from annotator.compiling.qa.zone_counting import instances_for
 from annotator.compiling.services import Compiled, compile_marks, item_save
 from annotator.compiling.spatial import REGION_KINDS, SPOT_KINDS
 from annotator.models import Item, Mark
@@ -34,8 +38,9 @@ def _of(marks: list[Mark], kinds: tuple[str, ...]) -> list[Mark]:
 
 
 def _occludes(a: Mark, b: Mark) -> bool:
+    """Whether a states an occlusion relation to b (the fact is a list, one entry per other mark)."""
     fact = a.facts.get("occlusion")
-    return isinstance(fact, dict) and fact.get("other") == b.id
+    return isinstance(fact, list) and any(isinstance(e, dict) and e.get("other") == b.id for e in fact)
 
 
 def mark_sets(task: str, marks: list[Mark]) -> Iterator[list[Mark]]:
@@ -48,7 +53,8 @@ def mark_sets(task: str, marks: list[Mark]) -> Iterator[list[Mark]]:
     elif task == T.SCENE_ASSOCIATION:
         yield from ([r] for r in regions if r.time_end is not None)
     elif task == T.ZONE_COUNTING:
-        yield from ([r, *[s for s in spots if s.id != r.id][: MAX_MARKS - 1]] for r in regions)
+        # Only the instances it counts: its class, inside it at its time (not every point of the image).
+        yield from ([r, *instances_for(r, spots)[: MAX_MARKS - 1]] for r in regions)
     elif task == T.EVENT_GEOLOCALIZATION:
         yield from ([s] for s in spots if s.facts.get("event"))
     elif task == T.TRAJECTORY_MATCHING:
@@ -69,7 +75,19 @@ class TaskTally:
     created: int = 0
     existing: int = 0
     refused: int = 0
-    reasons: list[str] = field(default_factory=list)  # the first few refusals, for the annotator
+    # Every refused combination: its marks (id, kind, name as the question would call it), the
+    # field to fix and the template's reason, so the annotator can fix each one.
+    refusals: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _refusal(marks: list[Mark], exc: ValidationError) -> dict[str, Any]:
+    names = names_for(marks)
+    field_name, messages = next(iter(exc.message_dict.items())) if hasattr(exc, "error_dict") else ("", exc.messages)
+    return {
+        "marks": [{"id": m.id, "kind": m.kind, "name": names[id(m)]} for m in marks],
+        "field": field_name,
+        "reason": "; ".join(messages),
+    }
 
 
 @dataclass
@@ -105,9 +123,7 @@ def _candidates(user: Any, scene_id: int, tally: dict[str, TaskTally]) -> tuple[
                     found[task].append(compile_marks(task=task, marks=chosen))
                 except ValidationError as exc:
                     tally[task].refused += 1
-                    reason = "; ".join(exc.messages)
-                    if len(tally[task].reasons) < 3 and reason not in tally[task].reasons:
-                        tally[task].reasons.append(reason)
+                    tally[task].refusals.append(_refusal(chosen, exc))
     return found, False
 
 

@@ -32,7 +32,11 @@ XY = tuple[float, float]
 SECTORS = ("north", "north-east", "east", "south-east", "south", "south-west", "west", "north-west")
 SECTOR_WIDTH_DEG = 360 / len(SECTORS)
 
-REGION_KINDS = (Mark.Kind.POLYGON, Mark.Kind.ELLIPSE)
+# What each kind of mark stands for (DESIGN: ellipse = target instance, point = key location,
+# polygon = region, polyline = trajectory). A region role takes polygons only: an ellipse is a
+# target (a car), and read as a region it makes questions such as "which way from the car 2 to the
+# car 1". Points and ellipses are where something is: an event's place, a counted instance.
+REGION_KINDS = (Mark.Kind.POLYGON,)
 SPOT_KINDS = (Mark.Kind.POINT, Mark.Kind.ELLIPSE)
 
 

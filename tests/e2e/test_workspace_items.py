@@ -142,10 +142,18 @@ def test_items_of_several_tasks_from_the_panel_with_their_model_views(scene: Sce
     fresh = Item.objects.filter(scene=scene, task=T.TARGET_VISIBILITY).get()
     assert (fresh.stale, fresh.provenance["marks"][0]["version"]) == (False, 2)
 
-    # compiling all makes what is left, and says so
-    page.click("#compile-all")
+    # compiling all makes what is left, and says so, listing each refused combination and why
+    with page.expect_response(lambda r: r.url.endswith("/items/compile-all/")) as answer:
+        page.click("#compile-all")
     page.wait_for_function("document.getElementById('status').textContent.startsWith('Compiled')")
     assert Item.objects.filter(scene=scene).count() > 6
+    refusals = [r for t in answer.value.json()["tasks"] for r in t["refusals"]]
+    assert refusals  # the island is never seen now: no first sighting, no ordering with it
+    lines = page.locator("#compile-refusals li")
+    assert lines.count() == len(refusals)
+    first = refusals[0]
+    text = lines.nth(0).inner_text()
+    assert text.endswith(first["reason"]) and f"{first['marks'][0]['name']} (#{first['marks'][0]['id']})" in text
     page.locator("#items-list").scroll_into_view_if_needed()
     screenshot(page, "06-compiled-all")
     assert page.js_errors == [] and console == []

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { batchSummary, livePicks, movePick, taskStatus, togglePick, unsavedPicks, viewsPending } from "../../static/js/panels/item_pick.js";
+import { batchSummary, livePicks, refusalLines, movePick, taskStatus, togglePick, unsavedPicks, viewsPending } from "../../static/js/panels/item_pick.js";
 
 describe("picking marks for an item", () => {
   it("keeps the order marks were picked in, and a second pick takes one out", () => {
@@ -43,7 +43,20 @@ describe("the tasks list", () => {
       { task: "zone_counting", created: 1, existing: 0, refused: 3 },
       { task: "region_interaction", created: 0, existing: 0, refused: 1 }] };
     assert.equal(batchSummary(body, { target_visibility: "Target Visibility", zone_counting: "Zone Counting" }),
-      "Compiled 3 items (Target Visibility 2, Zone Counting 1); 1 already had an item; 4 combinations the templates refused");
+      "Compiled 3 items (Target Visibility 2, Zone Counting 1); 1 already had an item; 4 combinations the templates refused (listed below)");
+  });
+
+  it("lists each refused combination with its marks' names and the template's reason", () => {
+    const body = { items: [], truncated: false, tasks: [
+      { task: "target_visibility", created: 0, existing: 0, refused: 0, refusals: [] },
+      { task: "zone_counting", created: 0, existing: 0, refused: 1, refusals: [
+        { marks: [{ id: 4, kind: "polygon", name: "lake" }], field: "facts.count_class", reason: "set the fact 'count_class' on the lake" }] },
+      { task: "relative_direction", created: 0, existing: 0, refused: 1, refusals: [
+        { marks: [{ id: 7, kind: "ellipse", name: "car" }, { id: 2, kind: "polygon", name: "parking lot" }], field: "facts.at_s", reason: "set the time" }] }] };
+    assert.deepEqual(refusalLines(body, { zone_counting: "Zone Counting" }), [
+      { task: "zone_counting", marks: [4], text: "Zone Counting: lake (#4) — set the fact 'count_class' on the lake" },
+      { task: "relative_direction", marks: [7, 2], text: "relative_direction: car (#7), parking lot (#2) — set the time" },
+    ]);
   });
 
   it("lists the items whose model view is still being drawn", () => {

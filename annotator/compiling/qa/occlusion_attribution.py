@@ -39,7 +39,7 @@ class OcclusionAttribution(Template):
     task = Item.Task.OCCLUSION_ATTRIBUTION
     name = "occlusion_attribution.v1"
     answer_format = Item.AnswerFormat.MULTIPLE_CHOICE
-    needs = (Need("regions", REGION_KINDS, "two regions (polygons or ellipses)", (2, 2), facts=(OCCLUSION,)),)
+    needs = (Need("regions", REGION_KINDS, "two regions (polygons)", (2, 2), facts=(OCCLUSION,)),)
     shown_roles = ("regions",)
     derives = "The annotator's fact 'occlusion' on either region, read from the first region's side."
     phrasings = (

@@ -55,7 +55,7 @@ class RegionInteraction(Template):
     answer_format = Item.AnswerFormat.MULTIPLE_CHOICE
     needs = (
         Need("target", TARGET_KINDS, "the target: its trajectory, or a point or ellipse", facts=(INTERACTION,)),
-        Need("region", REGION_KINDS, "a region (polygon or ellipse)"),
+        Need("region", REGION_KINDS, "a region (polygon)"),
     )
     shown_roles = ("region",)
     derives = "A trajectory's contact with and closest approach to the region; otherwise the fact 'interaction'."

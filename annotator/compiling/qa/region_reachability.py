@@ -44,7 +44,7 @@ class RegionReachability(YesNoTemplate):
     name = "region_reachability.v1"
     needs = (
         Need("target", TARGET_KINDS, "the target: its trajectory, or a point or ellipse", facts=(ACTION, REACHES)),
-        Need("region", REGION_KINDS, "a region (polygon or ellipse)"),
+        Need("region", REGION_KINDS, "a region (polygon)"),
     )
     shown_roles = ("region",)
     derives = "For 'straight' on a trajectory, whether the ray along its last heading meets the region; else 'reaches'."

@@ -61,7 +61,7 @@ class RelativeDirection(Template):
     answer_format = Item.AnswerFormat.MULTIPLE_CHOICE
     needs = (
         Need("target", TARGET_KINDS, "the target: a trajectory with vertex times, or a point or ellipse", facts=(AT,)),
-        Need("region", REGION_KINDS, "a region (polygon or ellipse)"),
+        Need("region", REGION_KINDS, "a region (polygon)"),
     )
     shown_roles = ("region",)
     derives = "The bearing from the region's centroid to the target at t, as one of 8 compass sectors of 45 degrees."

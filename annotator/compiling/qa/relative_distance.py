@@ -56,7 +56,7 @@ class RelativeDistance(Template):
         Need(
             "target", (Mark.Kind.POLYLINE,), "the target's trajectory with a video time at each vertex", facts=(T1, T2)
         ),
-        Need("region", REGION_KINDS, "a region (polygon or ellipse)"),
+        Need("region", REGION_KINDS, "a region (polygon)"),
     )
     shown_roles = ("region",)
     derives = (

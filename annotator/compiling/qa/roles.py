@@ -38,7 +38,7 @@ class Fact:
 class Need:
     role: str
     kinds: tuple[str, ...]
-    what: str  # for a person, with its count: "a region (polygon or ellipse)"
+    what: str  # for a person, with its count: "a region (polygon)"
     count: tuple[int, int] = (1, 1)  # fewest and most marks in this role
     facts: tuple[Fact, ...] = ()
 
@@ -66,7 +66,7 @@ class Roles:
 
 def assign_roles(task_label: str, needs: Sequence[Need], marks: list[Mark]) -> Roles:
     """Match marks to needs by kind. Marks are taken in the order given, and when kinds leave a
-    choice (an ellipse can be a target or a region) earlier marks fill earlier needs."""
+    choice (an ellipse can be the target or a counted instance) earlier marks fill earlier needs."""
     slots: list[list[Mark]] = [[] for _ in needs]
     if len(marks) <= MAX_MARKS and _place(needs, marks, 0, slots):
         by_role = {need.role: slot for need, slot in zip(needs, slots, strict=True)}
@@ -92,7 +92,10 @@ def _describe(marks: list[Mark]) -> str:
     if not marks:
         return "no marks"
     counts = Counter(KIND_NOUNS.get(m.kind, m.kind) for m in marks)
-    parts = [f"{n} {kind}s" if n > 1 else f"a {kind}" for kind, n in sorted(counts.items())]
+    parts = [
+        f"{n} {kind}s" if n > 1 else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+        for kind, n in sorted(counts.items())
+    ]
     return " and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 

@@ -24,7 +24,7 @@ class SceneAssociation(Template):
     name = "scene_association.v1"
     answer_format = Item.AnswerFormat.MULTIPLE_CHOICE
     needs = (
-        Need("region", REGION_KINDS, "a region (polygon or ellipse) whose time interval is the video segment"),
+        Need("region", REGION_KINDS, "a region (polygon) whose time interval is the video segment"),
         Need("decoys", REGION_KINDS, "optionally up to 3 other regions of the same image as wrong options", (0, 3)),
     )
     derives = "The region tied to the segment is the key; the options are drawn as A-D on the image."

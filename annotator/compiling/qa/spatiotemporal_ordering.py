@@ -32,7 +32,7 @@ class SpatiotemporalOrdering(Template):
     task = Item.Task.SPATIOTEMPORAL_ORDERING
     name = "spatiotemporal_ordering.v1"
     answer_format = Item.AnswerFormat.MULTIPLE_CHOICE
-    needs = (Need("regions", REGION_KINDS, "three regions (polygons or ellipses) seen in the video", (3, 3),
+    needs = (Need("regions", REGION_KINDS, "three regions (polygons) seen in the video", (3, 3),
                   facts=(FIRST_SEEN,)),)  # fmt: skip
     shown_roles = ("regions",)
     derives = f"The regions sorted by first-seen time; sightings less than {ORDER_MIN_GAP_S} s apart are refused."

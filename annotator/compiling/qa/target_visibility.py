@@ -18,7 +18,7 @@ VISIBLE = Fact("visible", "yes or no: is it seen anywhere in the drone video?")
 class TargetVisibility(YesNoTemplate):
     task = Item.Task.TARGET_VISIBILITY
     name = "target_visibility.v2"
-    needs = (Need("region", REGION_KINDS, "one region (polygon or ellipse)", facts=(VISIBLE,)),)
+    needs = (Need("region", REGION_KINDS, "one region (polygon)", facts=(VISIBLE,)),)
     shown_roles = ("region",)
     derives = "The region's fact 'visible' (set by the annotator from the video) is the key."
     phrasings = (

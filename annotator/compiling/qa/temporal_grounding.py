@@ -28,7 +28,7 @@ class TemporalGrounding(Template):
     task = Item.Task.TEMPORAL_GROUNDING
     name = "temporal_grounding.v1"
     answer_format = Item.AnswerFormat.TIMESTAMP
-    needs = (Need("region", REGION_KINDS, "a region (polygon or ellipse) the drone sees", facts=(FIRST_SEEN,)),)
+    needs = (Need("region", REGION_KINDS, "a region (polygon) the drone sees", facts=(FIRST_SEEN,)),)
     shown_roles = ("region",)
     derives = "The region's first-seen time (fact 'first_seen_s', else its start time), in seconds to 0.01 s."
     phrasings = (

@@ -1,7 +1,8 @@
 """Zone Counting (Perception, a number): how many objects of a class are inside a region at a time.
-The count comes from instance marks (points or ellipses of the class whose centre lies in the
-region at that time) when the annotator drew them, else from the region's fact 'count'; when both
-exist they must agree."""
+The count comes from instance marks (points or ellipses labelled with the class whose centre lies in
+the region at that time) when the annotator drew some of the class, else from the region's fact
+'count'; when both exist they must agree. Marks of other labels are never counted, and do not stand
+in for the stated count."""
 
 from __future__ import annotations
 
@@ -32,6 +33,22 @@ def _at(mark: Mark, t: float) -> bool:
     return mark.time_start - COUNT_TIME_TOLERANCE_S <= t <= end + COUNT_TIME_TOLERANCE_S
 
 
+def _inside_at(region: Mark, spots: list[Mark]) -> list[Mark]:
+    area, t = region_of(region), float(region.time_start)
+    return [m for m in spots if m.id != region.id and _at(m, t) and area.covers(Point(spot_of(m)))]
+
+
+def instances_for(region: Mark, spots: list[Mark]) -> list[Mark]:
+    """The marks among `spots` that the region counts: labelled with its 'count_class' and inside
+    it at its time. Without a class stated, the ones inside it then when they share one label
+    (that label is the class), else none (the template then asks for the class)."""
+    stated = region.facts.get(CLASS.key)
+    inside = _inside_at(region, spots)
+    if isinstance(stated, str) and stated.strip():
+        return [m for m in inside if noun(m.label) == noun(stated)]
+    return inside if len({noun(m.label) for m in inside}) == 1 else []
+
+
 def _marked(n: int, klass: str) -> str:
     return f"1 marked {klass} is" if n == 1 else f"{n} marked {plural(klass)} are"
 
@@ -42,7 +59,7 @@ class ZoneCounting(Template):
     name = "zone_counting.v1"
     answer_format = Item.AnswerFormat.NUMBER
     needs = (
-        Need("region", REGION_KINDS, "a region (polygon or ellipse) whose start time is the time of the count",
+        Need("region", REGION_KINDS, "a region (polygon) whose start time is the time of the count",
              facts=(CLASS, COUNT)),
         Need("instances", SPOT_KINDS, "optionally the counted objects as points or ellipses", (0, MAX_MARKS)),
     )  # fmt: skip
@@ -70,11 +87,11 @@ class ZoneCounting(Template):
         t = float(region.time_start)
         instances = roles.all("instances")
         klass = self._class(region, name, instances)
-        if instances:
+        if any(noun(m.label) == klass for m in instances):
             count, derived = self._counted(region, name, klass, instances, t)
-        else:
+        else:  # no instance of the class marked: the stated count, whatever else was picked
             count = self._fact_count(region, name)
-            derived = {"count_from": "fact"}
+            derived = {"count_from": "fact", "excluded": {str(m.id): f"labelled {m.label}" for m in instances}}
         wording, question = self.phrase(rng, things=plural(klass), region=name, time=seconds(t))
         provenance = {**wording.provenance, "names": roles.named(), "count_class": klass, "time_s": t, **derived}
         return open_item(question=question, answer=str(count), answer_format=self.answer_format, provenance=provenance)

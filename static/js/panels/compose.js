@@ -9,7 +9,7 @@ import { api } from "../lib/api.js";
 import { byId, el } from "../lib/dom.js";
 import { clockText } from "../workspace/effort.js";
 import { factFields, saveFact } from "./facts.js";
-import { batchSummary, livePicks, movePick, taskStatus, togglePick, unsavedPicks } from "./item_pick.js";
+import { batchSummary, livePicks, refusalLines, movePick, taskStatus, togglePick, unsavedPicks } from "./item_pick.js";
 import { TASK_LABELS } from "./lists.js";
 
 /** @typedef {import("../workspace/state.js").Workspace} Workspace */
@@ -277,11 +277,21 @@ export class Composer {
       ws.itemsPanel.render();
       ws.itemsPanel.watchViews();
       ws.setStatus("saved", batchSummary(body, TASK_LABELS));
+      this.showRefusals(body);
     } catch (err) {
       ws.effort.giveBack(seconds);
       ws.fail(err);
     }
     button.disabled = false;
+  }
+
+  /** Every combination the templates refused, with its marks and the reason, under the button.
+   * @param {import("./item_pick.js").BatchBody} body */
+  showRefusals(body) {
+    const lines = refusalLines(body, TASK_LABELS);
+    const list = byId("compile-refusals");
+    list.replaceChildren(...lines.map((line) => el("li", { dataset: { task: line.task, marks: line.marks.join(",") } }, line.text)));
+    list.hidden = !lines.length;
   }
 
   /** The clock in the panel's title. @param {number} seconds */

@@ -54,8 +54,22 @@ export function taskStatus(t, nPicked) {
 }
 
 /**
+ * One combination of marks a template refused when compiling all (annotator/compiling/batch.py).
+ * @typedef {object} Refusal
+ * @property {{id: number, kind: string, name: string}[]} marks the marks, named as the question would
+ * @property {string} field what to fix ("facts.count_class", "marks", ...)
+ * @property {string} reason the template's reason
+ */
+
+/**
+ * The server's tally after compiling all, per task.
+ * @typedef {{task: string, created: number, existing: number, refused: number, refusals?: Refusal[]}} TaskTally
+ * @typedef {{items: any[], tasks: TaskTally[], truncated: boolean}} BatchBody
+ */
+
+/**
  * The line the panel says after compiling all, from the server's tally.
- * @param {{items: any[], tasks: {task: string, created: number, existing: number, refused: number}[], truncated: boolean}} body
+ * @param {BatchBody} body
  * @param {Record<string, string>} labels
  */
 export function batchSummary(body, labels) {
@@ -65,9 +79,23 @@ export function batchSummary(body, labels) {
   const tasks = body.tasks.filter((t) => t.created).map((t) => `${labels[t.task] || t.task} ${t.created}`);
   const parts = [`Compiled ${made} item${made === 1 ? "" : "s"}` + (tasks.length ? ` (${tasks.join(", ")})` : "")];
   if (existing) parts.push(`${existing} already had an item`);
-  if (refused) parts.push(`${refused} combination${refused === 1 ? "" : "s"} the templates refused`);
+  if (refused) parts.push(`${refused} combination${refused === 1 ? "" : "s"} the templates refused (listed below)`);
   if (body.truncated) parts.push("stopped at the limit: compile all again for the rest");
   return parts.join("; ");
+}
+
+/**
+ * Each refused combination as a line: the task, its marks by name (and id, as names repeat across
+ * combinations) and the template's reason, in the server's order.
+ * @param {BatchBody} body @param {Record<string, string>} labels
+ * @returns {{task: string, marks: number[], text: string}[]}
+ */
+export function refusalLines(body, labels) {
+  return body.tasks.flatMap((t) => (t.refusals || []).map((r) => ({
+    task: t.task,
+    marks: r.marks.map((m) => m.id),
+    text: `${labels[t.task] || t.task}: ${r.marks.map((m) => `${m.name} (#${m.id})`).join(", ")} — ${r.reason}`,
+  })));
 }
 
 /** Items still waiting for their model view, to ask again about. @param {Iterable<any>} items */

@@ -36,24 +36,28 @@ def test_check_says_which_tasks_the_selected_marks_make_and_what_the_others_miss
     assert ready == {T.TARGET_VISIBILITY, T.SCENE_ASSOCIATION, T.TEMPORAL_GROUNDING}
     assert "count_class" in tasks[T.ZONE_COUNTING]["missing"][0]["message"]
     assert "needs the target" in tasks[T.RELATIVE_DIRECTION]["missing"][0]["message"]
-    assert tasks[T.SPATIOTEMPORAL_ORDERING]["needs"] == ["three regions (polygons or ellipses) seen in the video"]
+    assert tasks[T.SPATIOTEMPORAL_ORDERING]["needs"] == ["three regions (polygons) seen in the video"]
 
 
-def test_the_order_of_the_marks_decides_their_parts(annotator: Any, api: Any) -> None:
-    # given two ellipses, either of which could be the target or the region
+def test_an_ellipse_is_a_target_never_the_region(annotator: Any, api: Any) -> None:
+    # given two ellipses (target instances: a car, another car) and a pond drawn as a polygon
     m = Marks(annotator)
     car = m("ellipse", {"type": "Ellipse", "center": [100, 10], "radii": [4, 3], "rotation": 0}, "car", time_end=None)
-    pond = m("ellipse", {"type": "Ellipse", "center": [100, 60], "radii": [20, 15], "rotation": 0}, "pond")
+    van = m("ellipse", {"type": "Ellipse", "center": [100, 60], "radii": [6, 4], "rotation": 0}, "car", time_end=None)
+    pond = m("polygon", _poly(85, 50, 115, 70), "pond")
     client = api(annotator)
-    assert _check(client, [car.id, pond.id])[T.RELATIVE_DIRECTION]["ok"]
-    # then the preview asks about the first as the target
+    # then two ellipses make no direction question ("from the car 2 to the car 1")
+    refused = _check(client, [car.id, van.id])[T.RELATIVE_DIRECTION]
+    assert not refused["ok"]
+    assert refused["missing"][0]["message"].endswith("; got 2 ellipses")
+    # and with the polygon, the ellipse is the target whichever is picked first
     answers = [
         client.post("/api/items/preview/", {"task": T.RELATIVE_DIRECTION, "mark_ids": ids}, format="json").json()[
             "answer"
         ]
         for ids in ([car.id, pond.id], [pond.id, car.id])
     ]
-    assert answers == ["north", "south"]
+    assert answers == ["north", "north"]
 
 
 def test_check_gives_each_task_its_facts_as_typed_fields_bound_to_the_marks(annotator: Any, api: Any) -> None:
@@ -207,8 +211,8 @@ def test_compile_all_makes_every_item_the_marks_allow_once_with_balanced_keys(an
     assert made[T.TARGET_VISIBILITY] == made[T.RELATIVE_DIRECTION] == 6
     assert made[T.SCENE_ASSOCIATION] == made[T.TEMPORAL_GROUNDING] == 3
     assert made[T.SPATIOTEMPORAL_ORDERING] == 1 and tally[T.SPATIOTEMPORAL_ORDERING]["refused"] == 19
-    assert "never seen" in tally[T.TEMPORAL_GROUNDING]["reasons"][0]
-    assert "set the fact 'interaction' on the car" in tally[T.REGION_INTERACTION]["reasons"][0]
+    assert "never seen" in tally[T.TEMPORAL_GROUNDING]["refusals"][0]["reason"]
+    assert "set the fact 'interaction' on the car" in tally[T.REGION_INTERACTION]["refusals"][0]["reason"]
     # the keys are balanced: yes/no half and half, multiple-choice keys spread over the positions
     items = Item.objects.filter(id__in=[it["id"] for it in body["items"]])
     assert Counter(it.answer for it in items if it.task == T.TARGET_VISIBILITY) == Counter({"yes": 3, "no": 3})
@@ -219,6 +223,61 @@ def test_compile_all_makes_every_item_the_marks_allow_once_with_balanced_keys(an
     # and compiling all again makes nothing new
     second = client.post(f"/api/scenes/{m.scene.id}/items/compile-all/", {}, format="json").json()
     assert second["items"] == [] and {t["task"]: t["existing"] for t in second["tasks"]}[T.TARGET_VISIBILITY] == 6
+
+
+def test_compile_all_takes_polygons_as_regions_and_counts_only_instances_of_the_class(annotator: Any, api: Any) -> None:
+    # given a parking lot (polygon) stated to hold 2 cars at 4 s, two car ellipses in it then, one
+    # car outside it, trees (points) in and out of it, and a lake (polygon)
+    m = Marks(annotator)
+    lot = m("polygon", _poly(10, 10, 90, 60), "parking lot", time_start=4.0, time_end=None,
+            facts={"count_class": "car", "count": 2, "visible": True})  # fmt: skip
+    lake = m("polygon", _poly(120, 10, 180, 50), "lake", time_start=1.0, time_end=None, facts={"visible": True})
+
+    def car(x: float, y: float) -> Mark:
+        return m("ellipse", {"type": "Ellipse", "center": [x, y], "radii": [4, 3], "rotation": 0}, "car",
+                 time_start=4.0, time_end=None)  # fmt: skip
+
+    inside, also_inside, outside = car(30, 30), car(60, 40), car(150, 80)
+    m("point", _point(20, 20), "tree", time_start=4.0, time_end=None)
+    m("point", _point(170, 80), "tree", time_start=4.0, time_end=None)
+    ellipses = {inside.id, also_inside.id, outside.id}
+    # when all items are compiled
+    response = api(annotator).post(f"/api/scenes/{m.scene.id}/items/compile-all/", {}, format="json")
+    assert response.status_code == 201, response.content
+    body = response.json()
+    items = Item.objects.filter(id__in=[it["id"] for it in body["items"]]).prefetch_related("marks")
+    # then the region tasks are made from the polygons only, never from an ellipse
+    region_only = (T.TARGET_VISIBILITY, T.TEMPORAL_GROUNDING, T.SPATIOTEMPORAL_ORDERING, T.OCCLUSION_ATTRIBUTION,
+                   T.SCENE_ASSOCIATION)  # fmt: skip
+    for item in items:
+        kinds = [mk.kind for mk in item.marks.all()]
+        if item.task in region_only:
+            assert set(kinds) == {"polygon"}, (item.task, kinds)
+        elif item.task != T.ZONE_COUNTING:
+            assert kinds.count("polygon") <= 1 and kinds.count("ellipse") <= 1, (item.task, kinds)
+        assert "car 1" not in item.question and "car 2" not in item.question, item.question
+    assert Counter(it.task for it in items)[T.TARGET_VISIBILITY] == 2
+    # and the lot counts the two cars inside it, not the car outside, the trees or the lake
+    [count] = [it for it in items if it.task == T.ZONE_COUNTING]
+    assert count.answer == "2"
+    assert {mk.id for mk in count.marks.all()} == {lot.id, inside.id, also_inside.id}
+    assert sorted(count.provenance["counted"]) == sorted([inside.id, also_inside.id])
+    # and every refused combination is listed with its marks, named, and the template's reason
+    tally = {t["task"]: t for t in body["tasks"]}
+    assert tally[T.ZONE_COUNTING]["refused"] == 1  # the lake: nothing to count there
+    for t in body["tasks"]:
+        assert len(t["refusals"]) == t["refused"]
+        for refusal in t["refusals"]:
+            assert refusal["reason"] and refusal["marks"] and all(mk["name"] for mk in refusal["marks"])
+    [lake_count] = tally[T.ZONE_COUNTING]["refusals"]
+    assert lake_count["marks"] == [{"id": lake.id, "kind": "polygon", "name": "lake"}]
+    assert lake_count["field"] == "facts.count_class"
+    interaction = tally[T.REGION_INTERACTION]["refusals"]
+    assert {"id": outside.id, "kind": "ellipse", "name": "car"} in [mk for r in interaction for mk in r["marks"]]
+    assert all(
+        "set the fact 'interaction' on the car" in r["reason"] for r in interaction if r["marks"][0]["id"] in ellipses
+    )
+    assert lake.id not in {mk.id for it in items if it.task == T.ZONE_COUNTING for mk in it.marks.all()}
 
 
 def test_active_time_comes_with_compile_submit_and_its_own_report(annotator: Any, api: Any) -> None:

@@ -177,13 +177,26 @@ def test_each_task_compiles_through_the_service(annotator, task: str) -> None:
 
 
 def test_marks_fill_the_parts_in_the_order_given(annotator) -> None:
-    # given two ellipses: either could be the target or the region
+    # given two places that could each be the event (kinds leave the choice to the order)
+    m = Marks(annotator)
+    turn = m("point", _point(40, 30), "car", time_start=1.0, time_end=None, facts={"event": "the car turns"})
+    stop = m("point", _point(160, 70), "van", time_start=1.0, time_end=None, facts={"event": "the van stops"})
+    # when compiled in one order, then the other / then the first is the event and the second a decoy
+    for first, second in ((turn, stop), (stop, turn)):
+        item = item_compile(user=annotator, task=T.EVENT_GEOLOCALIZATION, mark_ids=[first.id, second.id], seed=1)
+        by_source = {c["source"]: c["geometry"]["coordinates"] for c in item.provenance["candidates"]}
+        assert by_source["truth"] == first.geometry["coordinates"]
+        assert by_source[f"mark {second.id}"] == second.geometry["coordinates"]
+
+
+def test_an_ellipse_is_the_target_and_a_polygon_the_region_whatever_the_order(annotator) -> None:
+    # given a car (an ellipse: a target instance) and a pond drawn as a polygon south of it
     m = Marks(annotator)
     car = m("ellipse", {"type": "Ellipse", "center": [100, 10], "radii": [4, 3], "rotation": 0}, "car", time_end=None)
-    pond = m("ellipse", {"type": "Ellipse", "center": [100, 60], "radii": [20, 15], "rotation": 0}, "pond")
-    # when compiled target first, then region first / then the parts follow the order
+    pond = m("polygon", _poly(85, 50, 115, 70), "pond")
+    # when compiled either way round / then the car is the target: it is north of the pond
     one = item_compile(user=annotator, task=T.RELATIVE_DIRECTION, mark_ids=[car.id, pond.id], seed=1)
     two = item_compile(user=annotator, task=T.RELATIVE_DIRECTION, mark_ids=[pond.id, car.id], seed=1)
     assert (one.answer, one.provenance["north"]) == ("north", "image up")
-    assert two.answer == "south"
     assert "with north meaning image up" in one.question
+    assert two.answer == "north"

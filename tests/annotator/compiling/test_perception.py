@@ -59,13 +59,25 @@ def test_scene_association_draws_the_truth_and_three_regions_that_barely_overlap
     assert item.provenance["segment_s"] == [2.0, 5.5]
 
 
-def test_scene_association_uses_decoy_regions_and_keeps_ellipses_ellipses() -> None:
-    pond = ellipse(40, 40, 15, 10, label="pond", time_start=0, time_end=3)
-    lake = ellipse(150, 50, 20, 12, label="lake")
+def test_scene_association_uses_decoy_regions() -> None:
+    pond = box_region(30, 30, 55, 50, label="pond", time_start=0, time_end=3)
+    lake = box_region(130, 40, 170, 62, label="lake")
     item = compile_item(T.SCENE_ASSOCIATION, [pond, lake], seed=1)
     sources = [c["source"] for c in item.provenance["candidates"]]
     assert sorted(sources) == sorted(["truth", f"mark {lake.id}", "moved", "moved"])
-    assert {c["geometry"]["type"] for c in item.provenance["candidates"]} == {"Ellipse"}
+    assert {c["geometry"]["type"] for c in item.provenance["candidates"]} == {"Polygon"}
+
+
+def test_an_ellipse_is_a_target_instance_never_a_region() -> None:
+    # given an ellipse (a target instance, e.g. a car) drawn where a region would go
+    pond = ellipse(40, 40, 15, 10, label="pond", time_start=0, time_end=3)
+    # then no region task takes it
+    assert refusal(T.SCENE_ASSOCIATION, [pond]) == (
+        "marks",
+        "Scene Association needs a region (polygon) whose time interval is the video segment; optionally up to 3 "
+        "other regions of the same image as wrong options; got an ellipse",
+    )
+    assert refusal(T.TARGET_VISIBILITY, [pond])[1] == "Target Visibility needs one region (polygon); got an ellipse"
 
 
 def test_scene_association_needs_a_segment_and_a_seen_region() -> None:

@@ -94,9 +94,7 @@ def _refused(user, mark_ids: list[int], task: str = TV) -> dict[str, list[str]]:
 
 def test_point_mark_is_refused(annotator) -> None:
     mark = MarkFactory(author=annotator, kind="point", geometry={"type": "Point", "coordinates": [5, 5]})
-    assert _refused(annotator, [mark.id]) == {
-        "marks": ["Target Visibility needs one region (polygon or ellipse); got a point"]
-    }
+    assert _refused(annotator, [mark.id]) == {"marks": ["Target Visibility needs one region (polygon); got a point"]}
 
 
 @pytest.mark.parametrize("facts", [{}, {"visible": "yes"}, {"visible": None}])
@@ -109,21 +107,21 @@ def test_missing_visible_fact_is_refused(annotator, facts: dict) -> None:
     }
 
 
-def test_ellipse_region_is_accepted(annotator) -> None:
+def test_an_ellipse_is_not_a_region(annotator) -> None:
     mark = MarkFactory(
         author=annotator,
         kind="ellipse",
         facts={"visible": False},
         geometry={"type": "Ellipse", "center": [50, 50], "radii": [20, 10], "rotation": 0},
     )
-    assert item_compile(user=annotator, task=TV, mark_ids=[mark.id]).answer == "no"
+    assert _refused(annotator, [mark.id]) == {"marks": ["Target Visibility needs one region (polygon); got an ellipse"]}
 
 
 def test_two_marks_are_refused(annotator) -> None:
     mark = MarkFactory(author=annotator)
     other = MarkFactory(author=annotator, scene=mark.scene)
     assert _refused(annotator, [mark.id, other.id]) == {
-        "marks": ["Target Visibility needs one region (polygon or ellipse); got 2 polygons"]
+        "marks": ["Target Visibility needs one region (polygon); got 2 polygons"]
     }
 
 
