@@ -1,4 +1,7 @@
-"""Reading scene manifests (JSON or CSV) into SceneSpecs; paths are relative to the manifest."""
+"""Reading scene manifests (JSON or CSV) into SceneSpecs. Paths are relative to the manifest and
+must lie under its root (the manifest's folder unless the importer names another): an absolute
+path or a `../` that leaves the root is refused, so a manifest cannot make the server read any file
+it can reach (keys, other users' media)."""
 
 from __future__ import annotations
 
@@ -37,22 +40,37 @@ def _csv_corners(text: str) -> dict[str, Any] | None:
     return {key: [float(v) for v in pair.split(",")] for key, pair in zip(CORNER_KEYS, pairs, strict=True)}
 
 
-def _existing(base: Path, value: Any, name: str) -> Path | None:
+@dataclass(frozen=True)
+class _Where:
+    base: Path  # the manifest's folder: relative paths start here
+    root: Path  # every path must resolve under it (symbolic links followed)
+
+    def path(self, value: Any, name: str) -> Path:
+        text = str(value)
+        if Path(text).is_absolute():
+            raise ValueError(f"{name}: {text}: give a path relative to the manifest, not an absolute one")
+        path = (self.base / text).resolve()
+        if not path.is_relative_to(self.root):
+            raise ValueError(f"{name}: {text}: lies outside the manifest's root {self.root}; put the file under it")
+        return path
+
+
+def _existing(where: _Where, value: Any, name: str) -> Path | None:
     if value in (None, ""):
         return None
-    path = (base / str(value)).resolve()
+    path = where.path(value, name)
     if not path.is_file():
         raise ValueError(f"{name}: {value}: file not found")
     return path
 
 
-def _gcps(value: Any, base: Path) -> list[list[float]] | None:
+def _gcps(value: Any, where: _Where) -> list[list[float]] | None:
     """Control points inline ([[x, y, lat, lon], ...]) or as a CSV file beside the manifest."""
     if value in (None, ""):
         return None
     if isinstance(value, list):
         return value
-    path = _existing(base, value, "gcps")
+    path = _existing(where, value, "gcps")
     assert path is not None
     try:
         return [list(p) for p in read_gcp_csv(path)]
@@ -60,7 +78,7 @@ def _gcps(value: Any, base: Path) -> list[list[float]] | None:
         raise ValueError(f"gcps: {exc}") from exc
 
 
-def _spec(raw: dict[str, Any], base: Path) -> SceneSpec:
+def _spec(raw: dict[str, Any], where: _Where) -> SceneSpec:
     if not raw.get("name"):
         raise ValueError("name: missing")
     if not raw.get("video"):
@@ -75,15 +93,15 @@ def _spec(raw: dict[str, Any], base: Path) -> SceneSpec:
         annotators = _split(annotators)
     return SceneSpec(
         name=str(raw["name"]),
-        video=(base / str(raw["video"])).resolve(),
-        satellite=[(base / s).resolve() for s in satellite],
+        video=where.path(raw["video"], "video"),
+        satellite=[where.path(s, "satellite") for s in satellite],
         satellite_from_keyframe_s=float(keyframe) if keyframe not in (None, "") else None,
         orthophoto_from_keyframe_s=float(ortho) if ortho not in (None, "") else None,
         corners=raw.get("corners"),
-        gcps=_gcps(raw.get("gcps"), base),
-        world_file=(base / str(raw["world_file"])).resolve() if raw.get("world_file") else None,
+        gcps=_gcps(raw.get("gcps"), where),
+        world_file=where.path(raw["world_file"], "world_file") if raw.get("world_file") else None,
         world_file_crs=str(raw.get("world_file_crs") or ""),
-        telemetry=_existing(base, raw.get("telemetry"), "telemetry"),
+        telemetry=_existing(where, raw.get("telemetry"), "telemetry"),
         description=str(raw.get("description") or ""),
         source_license=str(raw.get("license") or ""),
         source_attribution=str(raw.get("attribution") or ""),
@@ -91,11 +109,14 @@ def _spec(raw: dict[str, Any], base: Path) -> SceneSpec:
     )
 
 
-def read_manifest(path: Path) -> list[ManifestRow]:
-    """Parse every row; a bad row becomes a ManifestRow with an error, the rest still parse."""
+def read_manifest(path: Path, *, root: Path | None = None) -> list[ManifestRow]:
+    """Parse every row; a bad row becomes a ManifestRow with an error, the rest still parse. Media
+    paths must lie under `root` (default: the manifest's folder)."""
     if not path.is_file():
         raise ManifestError(f"{path}: manifest not found")
-    base = path.parent
+    where = _Where(base=path.parent.resolve(), root=(root or path.parent).resolve())
+    if not where.base.is_relative_to(where.root):
+        raise ManifestError(f"{path}: the manifest lies outside its root {where.root}")
     try:
         if path.suffix.lower() == ".json":
             data = json.loads(path.read_text())
@@ -116,7 +137,7 @@ def read_manifest(path: Path) -> list[ManifestRow]:
                 raise ValueError("expected an object")
             if isinstance(raw.get("corners"), str):
                 raw = {**raw, "corners": _csv_corners(raw["corners"])}
-            rows.append(ManifestRow(number, _spec(raw, base)))
+            rows.append(ManifestRow(number, _spec(raw, where)))
         except ValueError as exc:
             rows.append(ManifestRow(number, None, str(exc)))
     return rows

@@ -19,10 +19,16 @@ class Command(BaseCommand):
         parser.add_argument("manifest", type=Path)
         parser.add_argument("--as-user", default=None, help="username recorded as the importer")
         parser.add_argument("--skip-existing", action="store_true", help="skip rows whose scene name exists")
+        parser.add_argument(
+            "--root",
+            type=Path,
+            default=None,
+            help="folder every media path must lie under (default: the manifest's folder)",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         try:
-            rows = read_manifest(opts["manifest"])
+            rows = read_manifest(opts["manifest"], root=opts["root"])
         except ManifestError as exc:
             raise CommandError(str(exc)) from exc
         user = get_user_model().objects.filter(username=opts["as_user"]).first() if opts["as_user"] else None

@@ -119,3 +119,40 @@ def test_unreadable_manifests(tmp_path: Path, name: str, text: str, message: str
 def test_missing_manifest(tmp_path: Path) -> None:
     with pytest.raises(ManifestError, match="manifest not found"):
         read_manifest(tmp_path / "nope.json")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("video", "/etc/passwd", "not an absolute one"),
+        ("video", "../secret.mp4", "lies outside the manifest's root"),
+        ("satellite", ["maps/../../secret.tif"], "lies outside the manifest's root"),
+        ("world_file", "../a.tfw", "lies outside the manifest's root"),
+        ("telemetry", "../../etc/shadow", "lies outside the manifest's root"),
+        ("gcps", "/root/gcps.csv", "not an absolute one"),
+    ],
+)
+def test_paths_outside_the_manifests_root_are_refused(tmp_path: Path, field: str, value: object, says: str) -> None:
+    # given a manifest whose row reaches out of its folder
+    row = {"name": "A", "video": "a.mp4", "satellite": ["x.png"], field: value}
+    manifest = _write(tmp_path / "data" / "m.json", json.dumps([row, {"name": "B", "video": "b.mp4"}]))
+
+    # when read / then that row is refused, naming the field; the other row still parses
+    bad, good = read_manifest(manifest)
+    assert bad.spec is None and bad.error is not None
+    assert bad.error.startswith(f"{field}: ") and says in bad.error
+    assert good.spec is not None
+
+
+def test_a_symbolic_link_out_of_the_root_is_refused_and_a_wider_root_can_be_given(tmp_path: Path) -> None:
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "clip.mp4").write_bytes(b"")
+    _write(tmp_path / "data" / "placeholder", "")
+    (tmp_path / "data" / "clip.mp4").symlink_to(tmp_path / "shared" / "clip.mp4")
+    manifest = _write(tmp_path / "data" / "m.json", json.dumps([{"name": "A", "video": "clip.mp4"}]))
+
+    [linked] = read_manifest(manifest)
+    assert linked.spec is None and "outside the manifest's root" in (linked.error or "")
+
+    [wider] = read_manifest(manifest, root=tmp_path)
+    assert wider.spec is not None and wider.spec.video == (tmp_path / "shared" / "clip.mp4").resolve()
