@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from annotator.processing.graph import jobs_create_for_image, jobs_create_for_sc
 from annotator.processing.tasks import pipeline_start
 from annotator.storage import delete_quietly, sha256_file, store_path
 from media_tools.cvaa import footprint_from_georefs
-from media_tools.geo import georef_from_gcps, orthophoto_from_frame
+from media_tools.geo import georef_from_gcps, georeference, orthophoto_from_frame
 
 CORNER_KEYS = ("tl", "tr", "br", "bl")
 
@@ -72,7 +73,7 @@ def _validate_corners(corners: dict[str, Any] | None) -> dict[str, list[float]] 
     for key in CORNER_KEYS:
         value = corners[key]
         try:
-            lat, lon = (float(v) for v in value)
+            lat, lon = (_number(v) for v in value)
         except (TypeError, ValueError):
             raise ValidationError({"corners": f"corner {key}: expected [lat, lon], got {value!r}"}) from None
         if not (-90 <= lat <= 90 and -180 <= lon <= 180):
@@ -89,13 +90,62 @@ def _validate_gcps(gcps: Any) -> list[list[float]] | None:
     clean = []
     for n, point in enumerate(gcps, 1):
         try:
-            x, y, lat, lon = (float(v) for v in point)
+            x, y, lat, lon = (_number(v) for v in point)
         except (TypeError, ValueError):
             raise ValidationError({"gcps": f"control point {n}: expected [x, y, lat, lon], got {point!r}"}) from None
         if not (-90 <= lat <= 90 and -180 <= lon <= 180):
             raise ValidationError({"gcps": f"control point {n}: ({lat}, {lon}) is not a WGS84 lat/lon"})
         clean.append([x, y, lat, lon])
+    for what, pick in (("pixel position", slice(0, 2)), ("lat/lon", slice(2, 4))):
+        seen: dict[tuple[float, ...], int] = {}
+        for n, point in enumerate(clean, 1):
+            if (key := tuple(point[pick])) in seen:
+                raise ValidationError({"gcps": f"control points {seen[key]} and {n} have the same {what}"})
+            seen[key] = n
     return clean
+
+
+def _number(value: Any) -> float:
+    """A finite number; booleans are not numbers here (JSON true would read as 1)."""
+    if isinstance(value, bool):
+        raise TypeError("a boolean is not a coordinate")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError("not finite")
+    return number
+
+
+def _georef_field(spec: SceneSpec) -> str:
+    return "world_file" if spec.world_file else "corners" if spec.corners else "gcps"
+
+
+def _georef_dry_run(spec: SceneSpec, images: list[media_tools.ImageInfo]) -> dict[str, str]:
+    """Fit the georeference the job would fit, now, so impossible inputs (collinear control points,
+    a zero-pixel or huge world file, an unknown CRS) are refused at upload with the field named
+    instead of failing later in a job."""
+    if not (spec.corners or spec.gcps or spec.world_file) or len(spec.satellite) != 1 or spec.keyframe_s is not None:
+        return {}
+    info = images[0]
+    try:
+        ref = georeference(
+            spec.satellite[0],
+            world_file=spec.world_file,
+            world_file_crs=spec.world_file_crs or None,
+            corners=spec.corners,
+            gcps=spec.gcps,
+            width=info.width,
+            height=info.height,
+        )
+        corners = ref.corners()
+        gsd = ref.gsd_m()
+    except media_tools.MediaError as exc:
+        return {_georef_field(spec): str(exc)}
+    except Exception as exc:  # pyproj/numpy: the transform leaves the Earth or is singular
+        return {_georef_field(spec): f"these inputs do not place the image on the Earth ({exc})"}
+    on_earth = all(-90 <= lat <= 90 and -180 <= lon <= 180 for lat, lon in corners.values())
+    if not on_earth or not 1e-4 <= gsd <= 1e5:
+        return {_georef_field(spec): f"these inputs give {gsd:.3g} m per pixel or corners off the Earth; check them"}
+    return {}
 
 
 def _validate(spec: SceneSpec) -> tuple[media_tools.VideoInfo, list[media_tools.ImageInfo]]:
@@ -119,6 +169,8 @@ def _validate(spec: SceneSpec) -> tuple[media_tools.VideoInfo, list[media_tools.
             shown = spec.satellite_names[i] if i < len(spec.satellite_names) else None
             errors["satellite"] = _named(str(exc), path, shown)
     errors.update(_georef_input_errors(spec))
+    if not errors and images:
+        errors.update(_georef_dry_run(spec, images))
     if spec.telemetry is not None:
         try:
             media_tools.read_track(spec.telemetry)
@@ -279,6 +331,7 @@ def _satellite_get_or_create(image_in: _ImageIn, spec: SceneSpec, stored: list[s
     digest = sha256_file(image_in.path)
     existing = SatelliteImage.objects.filter(sha256=digest).first()
     if existing is not None:
+        _refuse_new_georef_for(existing, image_in, spec)
         return existing  # the same image serves several scenes
     info = media_tools.inspect_image(image_in.path, max_pixels=settings.SKYMARK_MAX_IMAGE_PIXELS)
     name = store_path(image_in.path, f"satellite/{image_in.shown}")
@@ -303,6 +356,22 @@ def _satellite_get_or_create(image_in: _ImageIn, spec: SceneSpec, stored: list[s
     )
     pipeline_start(jobs=jobs_create_for_image(image=image))
     return image
+
+
+def _refuse_new_georef_for(existing: SatelliteImage, image_in: _ImageIn, spec: SceneSpec) -> None:
+    """An image already stored keeps its georeference, which other scenes' marks are placed with;
+    different inputs for it are refused rather than silently dropped."""
+    given = {"corners": spec.corners, "gcps": image_in.gcps, "world_file": spec.world_file}
+    stored = {"corners": existing.corners, "gcps": existing.gcps, "world_file": existing.world_file.name or None}
+    changed = [k for k, v in given.items() if v and (k == "world_file" or v != stored[k])]
+    if changed:
+        raise ValidationError(
+            {
+                changed[0]: f"{image_in.shown} is already stored (image {existing.id}) with its own georeference, "
+                "which other scenes use; import it without corners, control points or a world file to reuse it "
+                "as it is"
+            }
+        )
 
 
 @transaction.atomic

@@ -222,3 +222,61 @@ def test_keyframe_time_after_the_last_frame_is_a_field_error(media_files) -> Non
     # then a 400-style field error, not a crash, and nothing left behind
     errors = _refused(spec, media_files)
     assert errors == {"satellite_from_keyframe_s": ["clip.mp4: no frame at 1.95 s"]}
+
+
+# ---- impossible georeference inputs are refused at upload, naming the field ------------------
+
+GOOD_GCPS = [[0, 0, 57.48434, 12.01107], [320, 0, 57.48333, 12.00869], [320, 240, 57.48435, 12.00738]]
+
+
+@pytest.mark.parametrize(
+    ("inputs", "field", "says"),
+    [
+        ({"corners": {**CORNERS, "tl": [True, 12.0]}}, "corners", "corner tl: expected [lat, lon]"),
+        ({"corners": {k: [57.48, 12.0] for k in CORNERS}}, "corners", ""),  # all four at one place
+        ({"gcps": [[0, 0, 57.1, 12.1], [10, 10, 57.2, 12.2], [20, 20, 57.3, 12.3]]}, "gcps", ""),  # collinear
+        ({"gcps": [*GOOD_GCPS, [0, 0, 57.5, 12.02]]}, "gcps", "control points 1 and 4 have the same pixel position"),
+        ({"gcps": [[False, 0, 57.1, 12.1], *GOOD_GCPS[1:]]}, "gcps", "control point 1: expected [x, y, lat, lon]"),
+        ({"world": "0\n0\n0\n0\n500000\n6300000\n", "world_file_crs": "EPSG:32633"}, "world_file", "zero"),
+        ({"world": "1e12\n0\n0\n-1e12\n500000\n6300000\n", "world_file_crs": "EPSG:32633"}, "world_file", ""),
+        ({"world": "0.1\n0\n0\n-0.1\n500000\n6300000\n", "world_file_crs": "EPSG:999999"}, "world_file", "not known"),
+    ],
+)
+def test_impossible_georeference_inputs_are_refused_at_upload(
+    tmp_path: Path, media_files, inputs: dict, field: str, says: str
+) -> None:
+    sat = _satellite(tmp_path)
+    world = None
+    if "world" in inputs:
+        world = tmp_path / "map.pgw"
+        world.write_text(inputs.pop("world"))
+    spec = SceneSpec(name="G", video=tiny_video(), satellite=[sat], world_file=world, **inputs)
+
+    errors = _refused(spec, media_files)
+
+    assert list(errors) == [field]
+    assert says in errors[field][0]
+
+
+def test_good_control_points_still_import(tmp_path: Path) -> None:
+    scene = scene_import(
+        spec=SceneSpec(name="G", video=tiny_video(), satellite=[_satellite(tmp_path)], gcps=GOOD_GCPS), created_by=None
+    )
+    assert scene.satellite_images.get().gcps == [[float(v) for v in p] for p in GOOD_GCPS]
+
+
+def test_an_image_already_stored_keeps_its_georeference_and_new_inputs_are_refused(tmp_path: Path, media_files) -> None:
+    # given an image stored with its corners for scene A
+    sat = _satellite(tmp_path)
+    scene_import(spec=SceneSpec(name="A", video=tiny_video(), satellite=[sat], corners=CORNERS), created_by=None)
+
+    # when scene B brings the same image with other corners / then it is refused, nothing dropped silently
+    moved = {k: [lat + 0.01, lon] for k, (lat, lon) in CORNERS.items()}
+    errors = _refused(SceneSpec(name="B", video=tiny_video(), satellite=[sat], corners=moved), media_files)
+    assert "already stored" in errors["corners"][0]
+
+    # and the same image without inputs, or with the same corners, is reused as it is
+    same = scene_import(spec=SceneSpec(name="C", video=tiny_video(), satellite=[sat], corners=CORNERS), created_by=None)
+    bare = scene_import(spec=SceneSpec(name="D", video=tiny_video(), satellite=[sat]), created_by=None)
+    assert same.satellite_images.get() == bare.satellite_images.get()
+    assert SatelliteImage.objects.get().corners == CORNERS
