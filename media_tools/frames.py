@@ -6,18 +6,19 @@ import contextlib
 import os
 import re
 import shutil
-import subprocess
 import tempfile
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
+import ffmpeg
 from PIL import Image
 
 from .errors import MediaError
-from .probe import MIN_SIDE_PX, failure_reason, require_file
+from .ffmpeg_run import require_file, run
+from .probe import MIN_SIDE_PX
 
 _SHOWINFO_TB = re.compile(r"Parsed_showinfo.*config in time_base:\s*(\d+)/(\d+)")
 _SHOWINFO_PTS = re.compile(r"Parsed_showinfo.*\bn:\s*\d+\s+pts:\s*(-?\d+)\b")
@@ -39,26 +40,25 @@ def _select_expr(fps: float) -> str:
     grid index still unowned, so a gap in the timestamps never loses a grid time and an overlap never
     takes one twice. The first frame always owns time 0.
     """
-    return f"select='isnan(prev_t)+lt(selected_n,((3*t-prev_t)/2-start_t)*{fps!r})'"
+    return f"isnan(prev_t)+lt(selected_n,((3*t-prev_t)/2-start_t)*{fps!r})"
 
 
-def _command(video: Path, work: Path, fps: float, ffmpeg_bin: str) -> list[str]:
-    return [
-        ffmpeg_bin, "-hide_banner", "-nostdin", "-nostats", "-loglevel", "info",
-        "-i", str(video),
-        # "V": the first real video stream, never cover art; audio, subtitles and data are not read.
-        "-map", "0:V:0", "-an", "-sn", "-dn",
-        # checksum=0: only the timestamps are wanted; hashing every frame costs time.
-        "-vf", f"{_select_expr(fps)},showinfo=checksum=0",
+def _graph(video: Path, work: Path, fps: float) -> Any:
+    # "V": the first real video stream, never cover art; audio, subtitles and data are not read.
+    # checksum=0: only the timestamps are wanted; hashing every frame costs time.
+    kept = ffmpeg.input(str(video))["V:0"].filter("select", _select_expr(fps)).filter("showinfo", checksum=0)
+    return kept.output(
+        str(work / "frame_%06d.jpg"),
         # passthrough: one JPEG per selected frame, never a duplicate or a dropped one.
-        "-fps_mode", "passthrough",
+        fps_mode="passthrough",
         # Full-size JPEGs at a quality fit for annotation. Encoding them is most of the cost beyond
         # decoding: the standard Huffman tables skip the extra pass that optimal ones need, for about
         # 6% less CPU and 2.5% larger files. (Lower quality and fast scaler flags saved too little,
         # and Pillow's libjpeg-turbo fed through a pipe saved nothing.)
-        "-q:v", "3", "-huffman", "default",
-        "-start_number", "0", str(work / "frame_%06d.jpg"),
-    ]  # fmt: skip
+        huffman="default",
+        start_number=0,
+        **{"q:v": 3},
+    ).global_args("-hide_banner", "-nostdin", "-nostats", "-loglevel", "info")
 
 
 @dataclass
@@ -68,8 +68,6 @@ class _Log:
     duration_s: float | None = None
     time_base: Fraction | None = None
     pts: list[int] = field(default_factory=list)
-    # The last lines that are not per-frame reports: where ffmpeg says why it failed.
-    tail: deque[str] = field(default_factory=lambda: deque(maxlen=20))
 
     def read(self, line: str) -> int | None:
         """Record one log line; return the pts of a kept frame when the line reports one."""
@@ -81,31 +79,24 @@ class _Log:
         elif (match := _DURATION.match(line)) and self.duration_s is None:
             h, m, s = match.groups()
             self.duration_s = int(h) * 3600 + int(m) * 60 + float(s)
-        elif "Parsed_showinfo" not in line and line.strip():
-            self.tail.append(line.strip())
         return None
 
 
-def _run_keyframes(cmd: list[str], video: Path, log: _Log, on_progress: Callable[[float], None] | None) -> None:
-    try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
-    except FileNotFoundError as exc:
-        raise MediaError(f"{cmd[0]} is not installed; install ffmpeg") from exc
-    assert proc.stderr is not None
+def _run_keyframes(
+    graph: Any, video: Path, log: _Log, on_progress: Callable[[float], None] | None, cmd: str, timeout_s: float | None
+) -> None:
     done = 0.0
-    try:
-        for line in proc.stderr:
-            pts = log.read(line)
-            if pts is not None and on_progress and log.duration_s and log.time_base is not None:
-                done = max(done, min(1.0, float(pts * log.time_base) / log.duration_s))
-                on_progress(done)
-    except BaseException:
-        proc.kill()
-        proc.wait()
-        raise
-    if proc.wait() != 0:
-        reason = failure_reason(video, "\n".join(log.tail), "frame extraction failed")
-        raise MediaError(f"{video.name}: {reason}")
+
+    def on_line(line: str) -> bool:
+        nonlocal done
+        pts = log.read(line)
+        if pts is not None and on_progress and log.duration_s and log.time_base is not None:
+            done = max(done, min(1.0, float(pts * log.time_base) / log.duration_s))
+            on_progress(done)
+        # showinfo's per-frame reports are not messages: they stay out of the failure reason.
+        return "Parsed_showinfo" in line
+
+    run(graph, source=video, failed="frame extraction failed", cmd=cmd, timeout_s=timeout_s, on_stderr=on_line)
 
 
 def _check_size(video: Path, image: Path) -> None:
@@ -137,14 +128,15 @@ def keyframes(
     duration_s: float | None = None,
     on_progress: Callable[[float], None] | None = None,
     ffmpeg_bin: str = "ffmpeg",
+    timeout_s: float | None = None,
 ) -> list[Frame]:
     """One ffmpeg pass writing full-size JPEGs `frame_000000.jpg`... into `out_dir`.
 
     Frame k is the decoded frame nearest to k/fps seconds after the stream's first frame (within half
     a frame interval for constant-rate video); `time_s` is its exact presentation time from that first
     frame, so the first is 0. `on_progress` receives 0..1, never decreasing, ending with 1.0; the
-    duration comes from `duration_s` or else from ffmpeg's own header. On failure nothing is left in
-    `out_dir`.
+    duration comes from `duration_s` or else from ffmpeg's own header. ffmpeg is stopped after
+    `timeout_s` seconds (no limit by default). On failure nothing is left in `out_dir`.
     """
     if fps <= 0:
         raise ValueError("fps must be positive")
@@ -155,7 +147,7 @@ def keyframes(
     work = Path(tempfile.mkdtemp(prefix=".keyframes-", dir=out_dir))
     try:
         log = _Log(duration_s=duration_s)
-        _run_keyframes(_command(video, work, fps, ffmpeg_bin), video, log, on_progress)
+        _run_keyframes(_graph(video, work, fps), video, log, on_progress, ffmpeg_bin, timeout_s)
         timed = _checked_frames(video, log, work)
         frames = []
         for i, (time_s, path) in enumerate(timed):
@@ -173,25 +165,24 @@ def keyframes(
     return frames
 
 
-def extract_frame(video: Path, out_path: Path, *, time_s: float, ffmpeg_bin: str = "ffmpeg") -> Path:
+def extract_frame(
+    video: Path, out_path: Path, *, time_s: float, ffmpeg_bin: str = "ffmpeg", timeout_s: float | None = None
+) -> Path:
     """Write the frame shown at `time_s` as an image (format from the suffix); nothing on failure."""
     require_file(video)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     partial = out_path.with_name(f".{out_path.stem}.partial{out_path.suffix}")
-    cmd = [
+    # ss on the input: seek in the container to the keyframe before time_s and decode from there.
+    graph = (
+        ffmpeg.input(str(video), ss=f"{time_s:.3f}")["V:0"]
+        .output(str(partial), **{"frames:v": 1, "q:v": 2})
         # "warning", not "error": failure_reason needs ffmpeg's "misdetection possible" to tell a file
         # that is no video at all from an MP4 cut short.
-        ffmpeg_bin, "-hide_banner", "-nostdin", "-loglevel", "warning",
-        "-ss", f"{time_s:.3f}", "-i", str(video),
-        "-map", "0:V:0", "-frames:v", "1", "-q:v", "2", "-y", str(partial),
-    ]  # fmt: skip
+        .global_args("-hide_banner", "-nostdin", "-loglevel", "warning")
+        .overwrite_output()
+    )
     try:
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", check=False)
-        except FileNotFoundError as exc:
-            raise MediaError(f"{ffmpeg_bin} is not installed; install ffmpeg") from exc
-        if proc.returncode != 0:
-            raise MediaError(f"{video.name}: {failure_reason(video, proc.stderr, 'frame extraction failed')}")
+        run(graph, source=video, failed="frame extraction failed", cmd=ffmpeg_bin, timeout_s=timeout_s)
         if not partial.is_file() or partial.stat().st_size == 0:
             raise MediaError(f"{video.name}: no frame at {time_s:.2f} s")
         _check_size(video, partial)

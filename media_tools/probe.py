@@ -1,41 +1,25 @@
 """Video probing with ffprobe: what the stream is, how it is shown, and whether it is whole.
 
-The helpers `require_file` and `failure_reason` are shared with frames.py and proxy.py so that every
-ffmpeg failure reads the same way to a person: "<file name>: <reason they can act on>".
+ffprobe runs through ffmpeg_run, as every ffmpeg command does, so that every failure reads the same way
+to a person: "<file name>: <reason they can act on>".
 """
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from .errors import MediaError
+from .ffmpeg_run import probe, probe_packets, require_file
 
 # Smaller than this on either side, a picture has nothing to annotate (a placeholder stream, a 1x1 dot).
 MIN_SIDE_PX = 16
 
 # Demuxers that mean "a still image", not a video (ffprobe reads a PNG as a one-frame video stream).
 _IMAGE_FORMATS = re.compile(r"^(image2|.*_pipe|apng|webp)$")
-
-# ffmpeg's own words for common failures, and what a person should do about them. Anything ffmpeg
-# cannot open at all reads "not a readable video (...)", with the likely cause in brackets.
-_KNOWN_FAILURES = (
-    # ffmpeg guesses MP4 from the name alone when the content looks like nothing it knows.
-    ("misdetection possible", "not a readable video (its contents are not a video format ffmpeg knows)"),
-    (
-        "moov atom not found",
-        "not a readable video (the file is truncated or incomplete: its MP4 index is missing; upload it again)",
-    ),
-    ("Invalid data found when processing input", "not a readable video (ffmpeg cannot make sense of its contents)"),
-    ("matches no streams", "no video stream found"),
-    ("does not contain any stream", "no video stream found"),
-    ("Permission denied", "the file cannot be read (permission denied)"),
-)
 
 
 @dataclass(frozen=True)
@@ -59,38 +43,6 @@ class VideoInfo:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def require_file(path: Path) -> None:
-    """Refuse a missing or empty file before starting ffmpeg, with a plain reason."""
-    if not path.is_file():
-        raise MediaError(f"{path.name}: file not found")
-    if path.stat().st_size == 0:
-        raise MediaError(f"{path.name}: the file is empty (0 bytes)")
-
-
-def failure_reason(path: Path, stderr: str, fallback: str) -> str:
-    """The reason ffmpeg/ffprobe gave, in words a person can act on, without the server's folders."""
-    for needle, reason in _KNOWN_FAILURES:
-        if needle in stderr:
-            return reason
-    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
-    if not lines:
-        return fallback
-    # ffmpeg prefixes messages with the path it was given; only the file name may be shown.
-    return f"{fallback} ({lines[-1].replace(str(path), path.name)})"
-
-
-def run_ffprobe(path: Path, ffprobe_bin: str, *args: str) -> tuple[str, str]:
-    """ffprobe's (stdout, stderr) for `path`; a failure is a MediaError with the reason in plain words."""
-    cmd = [ffprobe_bin, "-hide_banner", "-v", "warning", *args, str(path)]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", check=False)
-    except FileNotFoundError as exc:
-        raise MediaError(f"{ffprobe_bin} is not installed; install ffmpeg") from exc
-    if proc.returncode != 0:
-        raise MediaError(f"{path.name}: {failure_reason(path, proc.stderr, 'not a readable video')}")
-    return proc.stdout, proc.stderr
 
 
 def _rate(text: str | None) -> float:
@@ -143,21 +95,14 @@ class _Packets:
 def _packets(path: Path, index: int, ffprobe_bin: str) -> _Packets:
     """One demux pass over the video packets (no decoding): the true frame count, the timestamps for
     the frame-rate check, and whether the file ends early."""
-    out, err = run_ffprobe(
-        path, ffprobe_bin, "-select_streams", str(index), "-show_entries", "packet=pts,dts,flags", "-of", "compact"
-    )
-    count, pts = 0, []
-    # Only "packet|..." lines are packets; MPEG-TS adds side-data lines of its own.
-    for line in out.splitlines():
-        if not line.startswith("packet|"):
-            continue
-        fields = dict(item.split("=", 1) for item in line.split("|")[1:] if "=" in item)
-        count += 1
+    packets, err = probe_packets(path, str(index), "pts,dts,flags", cmd=ffprobe_bin)
+    pts = []
+    for fields in packets:
         stamp = fields.get("pts") if fields.get("pts", "N/A") != "N/A" else fields.get("dts")
         if "D" not in fields.get("flags", "") and stamp not in (None, "N/A"):
             pts.append(int(stamp))
     # The MP4/MOV demuxer says "partial file" when a packet runs past the end of the file.
-    return _Packets(count, sorted(pts), "partial file" in err)
+    return _Packets(len(packets), sorted(pts), "partial file" in err)
 
 
 def _is_vfr(pts: list[int]) -> bool:
@@ -192,8 +137,7 @@ def probe_video(path: Path, *, ffprobe_bin: str = "ffprobe") -> VideoInfo:
     Raises MediaError with the reason a person can act on (empty, not a video, no video stream,
     truncated, too small)."""
     require_file(path)
-    out, _ = run_ffprobe(path, ffprobe_bin, "-show_format", "-show_streams", "-of", "json")
-    data = json.loads(out or "{}")
+    data = probe(path, cmd=ffprobe_bin)
     video = _video_stream(path, data)
     width, height = _checked_size(path, video)
     fmt = data.get("format", {})

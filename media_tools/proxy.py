@@ -5,14 +5,16 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import subprocess
-import tempfile
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
+
+import ffmpeg
 
 from .errors import MediaError
-from .probe import VideoInfo, failure_reason, require_file
+from .ffmpeg_run import FfmpegError, require_file, run
+from .probe import VideoInfo
 
 # What every current browser decodes, by container family (ffprobe's format_name lists the family).
 # MP4/MOV carry H.264, VP9 and AV1; Matroska and WebM share a demuxer, and only WebM's own codecs
@@ -54,11 +56,11 @@ def proxy_reason(info: VideoInfo) -> str | None:
     return None
 
 
-def _video_filter(info: VideoInfo, max_height: int) -> str:
+def _height(info: VideoInfo, max_height: int) -> int:
     # ffmpeg turns the picture by its display matrix before the filter graph (autorotate), so the
     # graph sees the displayed size. Never enlarge; H.264 4:2:0 needs even sides (-2 keeps the aspect).
     height = min(max_height, info.display_height or info.height)
-    return f"scale=-2:{max(2, height - height % 2)}:flags=lanczos,format=yuv420p"
+    return max(2, height - height % 2)
 
 
 def _rate(fps: float) -> str:
@@ -66,23 +68,32 @@ def _rate(fps: float) -> str:
     return str(Fraction(fps).limit_denominator(1001))
 
 
-def _command(src: Path, partial: Path, info: VideoInfo, max_height: int, ffmpeg_bin: str) -> list[str]:
-    return [
-        # "warning", not "error": failure_reason needs ffmpeg's "misdetection possible" to tell a file
-        # that is no video at all from an MP4 cut short. The log goes to a file, so its size is harmless.
-        ffmpeg_bin, "-hide_banner", "-nostdin", "-nostats", "-loglevel", "warning", "-y",
-        "-i", str(src),
-        # "V": the first real video stream, never cover art; the first audio stream when there is one.
-        "-map", "0:V:0", "-map", "0:a:0?", "-sn", "-dn",
-        "-vf", _video_filter(info, max_height), "-fps_mode", "cfr", "-r", _rate(info.fps),
-        "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-profile:v", "high",
-        "-c:a", "aac", "-b:a", "128k",
+def _graph(src: Path, partial: Path, info: VideoInfo, max_height: int) -> Any:
+    source = ffmpeg.input(str(src))
+    # "V": the first real video stream, never cover art; the first audio stream when there is one.
+    video = source["V:0"].filter("scale", -2, _height(info, max_height), flags="lanczos").filter("format", "yuv420p")
+    options = {
+        "fps_mode": "cfr",
+        "r": _rate(info.fps),
+        "c:v": "libx264",
+        "preset": "veryfast",
+        "crf": 20,
+        "profile:v": "high",
+        "c:a": "aac",
+        "b:a": "128k",
         # The pixels are upright now: no display matrix may turn them again, and no source tags.
-        "-map_metadata", "-1", "-metadata:s:v:0", "rotate=0",
+        "map_metadata": -1,
+        "metadata:s:v:0": "rotate=0",
         # Index (moov) first, so a browser starts playing before the whole file has arrived.
-        "-movflags", "+faststart",
-        "-progress", "pipe:1", str(partial),
-    ]  # fmt: skip
+        "movflags": "+faststart",
+    }
+    return (
+        ffmpeg.output(video, source["a:0?"], str(partial), **options)
+        # "warning", not "error": failure_reason needs ffmpeg's "misdetection possible" to tell a file
+        # that is no video at all from an MP4 cut short.
+        .global_args("-hide_banner", "-nostdin", "-nostats", "-loglevel", "warning", "-progress", "pipe:1")
+        .overwrite_output()
+    )
 
 
 def make_proxy(
@@ -93,49 +104,53 @@ def make_proxy(
     on_progress: Callable[[int], None] | None = None,
     max_height: int = 1080,
     ffmpeg_bin: str = "ffmpeg",
+    timeout_s: float | None = None,
 ) -> None:
     """H.264 (yuv420p) / AAC MP4 with faststart, rotation applied, constant frame rate, no taller than
     `max_height`. Written to a hidden file beside `dst` and renamed when complete, so a failure leaves
-    nothing. `on_progress` gets 0..100, never decreasing, with 100 only once `dst` is in place."""
+    nothing. `on_progress` gets 0..100, never decreasing, with 100 only once `dst` is in place. ffmpeg is
+    stopped after `timeout_s` seconds (no limit by default)."""
     require_file(src)
     partial = dst.with_name(f".{dst.stem}.partial.mp4")
-    cmd = _command(src, partial, info, max_height, ffmpeg_bin)
-    # ffmpeg's log goes to a file: a pipe read only at the end would fill up and stall ffmpeg.
-    with tempfile.TemporaryFile("w+", errors="replace") as log:
+    progress = _Progress(info.duration_s, on_progress)
+    try:
         try:
-            try:
-                proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True)
-            except FileNotFoundError as exc:
-                raise MediaError(f"{ffmpeg_bin} is not installed; install ffmpeg") from exc
-            try:
-                _follow(proc, info.duration_s, on_progress)
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                returncode = proc.wait()
-            if returncode != 0 or not partial.is_file():
-                log.seek(0)
-                reason = failure_reason(src, log.read(), "the browser-safe copy failed")
-                if not reason.startswith("the browser-safe copy failed"):
-                    reason = f"the browser-safe copy failed: {reason}"
-                raise MediaError(f"{src.name}: {reason}")
-            os.replace(partial, dst)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                partial.unlink()
+            run(
+                _graph(src, partial, info, max_height),
+                source=src,
+                failed="the browser-safe copy failed",
+                cmd=ffmpeg_bin,
+                timeout_s=timeout_s,
+                on_stdout=progress.read,
+            )
+        except FfmpegError as exc:
+            reason = exc.reason
+            if not reason.startswith("the browser-safe copy failed"):
+                reason = f"the browser-safe copy failed: {reason}"
+            raise MediaError(f"{src.name}: {reason}") from exc
+        if not partial.is_file():
+            raise MediaError(f"{src.name}: the browser-safe copy failed (ffmpeg wrote no file)")
+        os.replace(partial, dst)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            partial.unlink()
     if on_progress:
         on_progress(100)
 
 
-def _follow(proc: subprocess.Popen[str], duration_s: float, on_progress: Callable[[int], None] | None) -> None:
-    """Report progress from ffmpeg's `-progress` lines: output time against the source duration."""
-    assert proc.stdout is not None
-    done = -1
-    for line in proc.stdout:
+class _Progress:
+    """Progress from ffmpeg's `-progress` lines: output time against the source duration."""
+
+    def __init__(self, duration_s: float, on_progress: Callable[[int], None] | None) -> None:
+        self.duration_s = duration_s
+        self.on_progress = on_progress
+        self.done = -1
+
+    def read(self, line: str) -> None:
         match = _OUT_TIME.match(line.strip())
-        if match and on_progress and duration_s > 0:
+        if match and self.on_progress and self.duration_s > 0:
             # 99 at most: 100 means the proxy is in place, which only make_proxy knows.
-            percent = min(99, int(int(match.group(1)) / 1e6 / duration_s * 100))
-            if percent > done:
-                done = percent
-                on_progress(percent)
+            percent = min(99, int(int(match.group(1)) / 1e6 / self.duration_s * 100))
+            if percent > self.done:
+                self.done = percent
+                self.on_progress(percent)

@@ -9,18 +9,18 @@ over that stretch.
 from __future__ import annotations
 
 import csv
-import json
 import math
 import re
 import struct
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import ffmpeg
+
 from .errors import MediaError
-from .probe import failure_reason, require_file, run_ffprobe
+from .ffmpeg_run import FfmpegError, probe, require_file, run
 
 
 @dataclass(frozen=True)
@@ -120,9 +120,7 @@ def _samples_in(payload: bytes) -> list[_Row]:
 
 def _gpmf_stream(video: Path, ffprobe_bin: str) -> tuple[int, float] | None:
     """(stream index, video start s) of the GPMF track, or None without one."""
-    out, _ = run_ffprobe(video, ffprobe_bin, "-show_entries", "stream=index,codec_type,codec_tag_string,start_time",
-                         "-of", "json")  # fmt: skip
-    streams = json.loads(out or "{}").get("streams", [])
+    streams = probe(video, cmd=ffprobe_bin).get("streams", [])
     video_start = next((float(s.get("start_time") or 0) for s in streams if s.get("codec_type") == "video"), 0.0)
     index = next((int(s["index"]) for s in streams if s.get("codec_tag_string") == "gpmd"), None)
     return None if index is None else (index, video_start)
@@ -131,38 +129,28 @@ def _gpmf_stream(video: Path, ffprobe_bin: str) -> tuple[int, float] | None:
 def _packets(video: Path, index: int, ffprobe_bin: str, ffmpeg_bin: str) -> list[tuple[float, float, bytes]]:
     """(start s, duration s, payload) of each packet of the data stream: times from ffprobe, the bytes
     from one ffmpeg copy of the stream, cut apart by the packet sizes."""
-    out, _ = run_ffprobe(video, ffprobe_bin, "-select_streams", str(index),
-                         "-show_entries", "packet=pts_time,duration_time,size", "-of", "json")  # fmt: skip
-    packets = json.loads(out or "{}").get("packets", [])
-    cmd = [
-        ffmpeg_bin,
-        "-v",
-        "error",
-        "-nostdin",
-        "-i",
-        str(video),
-        "-map",
-        f"0:{index}",
-        "-c",
-        "copy",
-        "-f",
-        "data",
-        "-",
-    ]
+    entries = "packet=pts_time,duration_time,size"
+    packets = probe(video, cmd=ffprobe_bin, select_streams=str(index), show_entries=entries).get("packets", [])
+    copy = ffmpeg.input(str(video))[str(index)].output("pipe:", c="copy", format="data")
     try:
-        raw = subprocess.run(cmd, capture_output=True, check=False)
-    except FileNotFoundError as exc:
-        raise MediaError(f"{ffmpeg_bin} is not installed; install ffmpeg") from exc
+        data = run(
+            copy.global_args("-v", "error", "-nostdin"),
+            source=video,
+            failed="ffmpeg could not copy it out",
+            cmd=ffmpeg_bin,
+            capture_stdout=True,
+        )
+    except FfmpegError as exc:
+        raise MediaError(f"{video.name}: the GPMF telemetry track cannot be read ({exc.reason})") from exc
     sizes = [int(p["size"]) for p in packets]
-    if raw.returncode != 0 or len(raw.stdout) != sum(sizes):
-        reason = failure_reason(video, raw.stderr.decode(errors="replace"), "ffmpeg could not copy it out")
-        raise MediaError(f"{video.name}: the GPMF telemetry track cannot be read ({reason})")
+    if len(data) != sum(sizes):
+        raise MediaError(f"{video.name}: the GPMF telemetry track cannot be read (ffmpeg could not copy it out)")
     starts = [float(p.get("pts_time") or 0) for p in packets]
     result, offset = [], 0
     for n, (packet, size) in enumerate(zip(packets, sizes, strict=True)):
         # A packet without a duration lasts until the next one starts.
         duration = float(packet.get("duration_time") or 0) or (starts[n + 1] - starts[n] if n + 1 < len(starts) else 0)
-        result.append((starts[n], duration, raw.stdout[offset : offset + size]))
+        result.append((starts[n], duration, data[offset : offset + size]))
         offset += size
     return result
 

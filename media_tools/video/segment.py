@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import ffmpeg
 
 from media_tools.errors import MediaError
-from media_tools.probe import VideoInfo, failure_reason, require_file, run_ffprobe
+from media_tools.ffmpeg_run import probe, require_file, run
+from media_tools.probe import VideoInfo
 from media_tools.proxy import proxy_reason
 
 
@@ -29,14 +31,13 @@ class Segment:
 def keyframe_times(video: Path, *, ffprobe_bin: str = "ffprobe") -> list[float]:
     """Presentation times (seconds from the first frame) of the keyframes of the first video stream,
     from one demux pass (packet flags; nothing is decoded)."""
-    out, _ = run_ffprobe(
-        video, ffprobe_bin, "-select_streams", "V:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0"
-    )
-    stamps: list[tuple[float, bool]] = []
-    for line in out.splitlines():
-        parts = line.strip().split(",")
-        if len(parts) >= 2 and parts[0] not in ("", "N/A"):
-            stamps.append((float(parts[0]), "K" in parts[1]))
+    data = probe(video, cmd=ffprobe_bin, select_streams="V:0", show_entries="packet=pts_time,flags")
+    packets = data.get("packets", [])
+    stamps = [
+        (float(p["pts_time"]), "K" in str(p.get("flags", "")))
+        for p in packets
+        if p.get("pts_time") not in (None, "", "N/A")
+    ]
     if not stamps:
         return []
     first = min(t for t, _ in stamps)
@@ -54,20 +55,26 @@ def _plan(info: VideoInfo, keyframes: list[float], start_s: float) -> tuple[str,
     return "copy", f"stream copy from the keyframe at {start_s:.2f} s"
 
 
-def _command(src: Path, dst: Path, start_s: float, end_s: float, fps: float, method: str, ffmpeg_bin: str) -> list[str]:
-    head = [ffmpeg_bin, "-hide_banner", "-nostdin", "-nostats", "-loglevel", "error", "-y",
-            "-ss", f"{start_s:.6f}", "-i", str(src),
-            "-map", "0:V:0", "-an", "-sn", "-dn", "-map_metadata", "-1"]  # fmt: skip
+def _graph(src: Path, dst: Path, start_s: float, end_s: float, fps: float, method: str) -> Any:
+    # ss on the input: seek in the container, so only the interval is read (and, copied, it starts at
+    # the keyframe found there). Only the picture is mapped: no audio, subtitles, data or source tags.
+    video = ffmpeg.input(str(src), ss=f"{start_s:.6f}")["V:0"]
+    options: dict[str, Any] = {"format": "mp4", "map_metadata": -1, "movflags": "+faststart"}
     if method == "copy":
         # A duration limit on copied packets is checked against decoding times, which trail the
         # presentation times by the B-frame delay (a few frames too many); the frame count is exact
         # on a constant-rate source, the only kind copied.
-        codec = ["-frames:v", str(max(1, round((end_s - start_s) * fps))), "-c:v", "copy"]
+        options |= {"frames:v": max(1, round((end_s - start_s) * fps)), "c:v": "copy"}
     else:
         # Even sides for 4:2:0; ffmpeg has turned the picture upright already (autorotate).
-        codec = ["-t", f"{end_s - start_s:.6f}", "-vf", "scale=trunc(iw/2)*2:trunc(ih/2)*2,format=yuv420p",
-                 "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-metadata:s:v:0", "rotate=0"]  # fmt: skip
-    return [*head, *codec, "-movflags", "+faststart", "-f", "mp4", str(dst)]
+        video = video.filter("scale", "trunc(iw/2)*2", "trunc(ih/2)*2").filter("format", "yuv420p")
+        options |= {"t": f"{end_s - start_s:.6f}", "c:v": "libx264", "preset": "veryfast", "crf": 20}
+        options["metadata:s:v:0"] = "rotate=0"
+    return (
+        video.output(str(dst), **options)
+        .global_args("-hide_banner", "-nostdin", "-nostats", "-loglevel", "error")
+        .overwrite_output()
+    )
 
 
 def cut_segment(
@@ -79,6 +86,7 @@ def cut_segment(
     end_s: float,
     ffmpeg_bin: str = "ffmpeg",
     ffprobe_bin: str = "ffprobe",
+    timeout_s: float | None = None,
 ) -> Segment:
     """Write [start_s, end_s] of `src` (times from its first frame; the end is clamped to its
     duration) to `dst` as MP4 with faststart. Written to a hidden file and renamed when complete;
@@ -94,15 +102,10 @@ def cut_segment(
     method, why = _plan(info, keyframe_times(src, ffprobe_bin=ffprobe_bin), start_s)
     partial = dst.with_name(f".{dst.stem}.partial.mp4")
     try:
-        with tempfile.TemporaryFile("w+", errors="replace") as log:
-            cmd = _command(src, partial, start_s, end_s, info.fps, method, ffmpeg_bin)
-            try:
-                code = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=log, check=False).returncode
-            except FileNotFoundError as exc:
-                raise MediaError(f"{ffmpeg_bin} is not installed; install ffmpeg") from exc
-            if code != 0 or not partial.is_file() or partial.stat().st_size == 0:
-                log.seek(0)
-                raise MediaError(f"{src.name}: {failure_reason(src, log.read(), 'cutting the segment failed')}")
+        graph = _graph(src, partial, start_s, end_s, info.fps, method)
+        run(graph, source=src, failed="cutting the segment failed", cmd=ffmpeg_bin, timeout_s=timeout_s)
+        if not partial.is_file() or partial.stat().st_size == 0:
+            raise MediaError(f"{src.name}: cutting the segment failed (ffmpeg wrote an empty file)")
         os.replace(partial, dst)
     finally:
         with contextlib.suppress(FileNotFoundError):
