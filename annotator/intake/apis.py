@@ -34,7 +34,7 @@ class SceneListApi(APIView):
         world_file = serializers.FileField(required=False)
         world_file_crs = serializers.CharField(required=False, allow_blank=True, max_length=64)
         telemetry = serializers.FileField(required=False, help_text="drone track: CSV or DJI SRT")
-        description = serializers.CharField(required=False, allow_blank=True, default="")
+        description = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000)
         annotators = serializers.ListField(child=serializers.CharField(), required=False, default=list)
 
     def get_permissions(self) -> list[Any]:

@@ -46,7 +46,7 @@ class SceneUploadForm(forms.Form):
     world_file = forms.FileField(required=False, help_text="Optional world file (.tfw, .pgw, .jgw, .wld)")
     world_file_crs = forms.CharField(required=False, max_length=64, help_text="CRS of the world file, e.g. EPSG:32631")
     telemetry = forms.FileField(required=False, help_text="Optional drone track: CSV (time_s, lat, lon ...) or DJI SRT")
-    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    description = forms.CharField(required=False, max_length=10_000, widget=forms.Textarea(attrs={"rows": 2}))
     annotators = forms.ModelMultipleChoiceField(queryset=get_user_model().objects.none(), required=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -25,6 +25,8 @@ from media_tools.cvaa import footprint_from_georefs
 from media_tools.geo import georef_from_gcps, georeference, orthophoto_from_frame
 
 CORNER_KEYS = ("tl", "tr", "br", "bl")
+# Text people write about a scene: room for a paragraph or two, not for a file pasted by mistake.
+MAX_DESCRIPTION = 10_000
 
 
 @dataclass
@@ -154,6 +156,13 @@ def _validate(spec: SceneSpec) -> tuple[media_tools.VideoInfo, list[media_tools.
         errors["name"] = "a scene needs a name"
     elif Scene.objects.filter(name=spec.name.strip()).exists():
         errors["name"] = f"a scene named {spec.name.strip()!r} already exists"
+    for name, value, most in (
+        ("description", spec.description, MAX_DESCRIPTION),
+        ("license", spec.source_license, 200),
+        ("attribution", spec.source_attribution, MAX_DESCRIPTION),
+    ):
+        if len(value) > most:
+            errors[name] = f"{len(value):,} characters; at most {most:,}"
     video_info = None
     try:
         video_info = media_tools.probe_video(spec.video, ffprobe_bin=settings.SKYMARK_FFPROBE)

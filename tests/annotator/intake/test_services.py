@@ -280,3 +280,8 @@ def test_an_image_already_stored_keeps_its_georeference_and_new_inputs_are_refus
     bare = scene_import(spec=SceneSpec(name="D", video=tiny_video(), satellite=[sat]), created_by=None)
     assert same.satellite_images.get() == bare.satellite_images.get()
     assert SatelliteImage.objects.get().corners == CORNERS
+
+
+def test_a_description_past_its_limit_is_refused(tmp_path: Path, media_files) -> None:
+    spec = SceneSpec(name="T", video=tiny_video(), satellite=[_satellite(tmp_path)], description="x" * 5_000_000)
+    assert _refused(spec, media_files)["description"] == ["5,000,000 characters; at most 10,000"]
