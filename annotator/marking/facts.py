@@ -19,7 +19,9 @@ class Kind:
     COUNT = "count"  # a whole number, 0 or more
     TEXT = "text"
     CHOICE = "choice"
-    RELATION = "relation"  # {"other": <mark id>, "relation": one of the choices}
+    # A list of {"other": <mark id>, "relation": one of the choices}, at most one per other mark: a
+    # region can relate to several others (it hides one building and is hidden by a tree).
+    RELATION = "relation"
 
 
 @dataclass(frozen=True)
@@ -105,15 +107,29 @@ def _problem(spec: FactSpec, value: Any, duration: float | None) -> str | None:
     if spec.kind == Kind.CHOICE:
         return None if value in spec.values else "one of " + ", ".join(spec.values)
     if spec.kind == Kind.RELATION:
-        ok = (
-            isinstance(value, dict)
-            and set(value) == {"other", "relation"}
-            and isinstance(value["other"], int)
-            and not isinstance(value["other"], bool)
-            and value["relation"] in spec.values
-        )
-        return None if ok else '{"other": <the other mark\'s id>, "relation": ' + " | ".join(spec.values) + "}"
+        return _relations_problem(spec, value)
     raise AssertionError(f"unknown fact kind {spec.kind}")
+
+
+def _relations_problem(spec: FactSpec, value: Any) -> str | None:
+    shape = '[{"other": <the other mark\'s id>, "relation": ' + " | ".join(spec.values) + "}, ...]"
+    if not isinstance(value, list) or not value:
+        return "a list of relations, one per other mark: " + shape
+    seen: set[int] = set()
+    for entry in value:
+        ok = (
+            isinstance(entry, dict)
+            and set(entry) == {"other", "relation"}
+            and isinstance(entry["other"], int)
+            and not isinstance(entry["other"], bool)
+            and entry["relation"] in spec.values
+        )
+        if not ok:
+            return "a list of relations, one per other mark: " + shape
+        if entry["other"] in seen:
+            return f"two relations to mark {entry['other']}; state one relation per other mark"
+        seen.add(entry["other"])
+    return None
 
 
 def facts_clean(facts: Any, *, duration: float | None, mark_id: int | None = None) -> dict[str, Any]:
@@ -130,8 +146,8 @@ def facts_clean(facts: Any, *, duration: float | None, mark_id: int | None = Non
             errors[f"facts.{key}"] = f"unknown fact '{key}'; the facts are: " + ", ".join(FACTS)
             continue
         problem = _problem(spec, value, duration)
-        if problem is None and spec.kind == Kind.RELATION and mark_id is not None and value["other"] == mark_id:
-            problem = "the other mark, not this one"
+        if problem is None and spec.kind == Kind.RELATION and any(e["other"] == mark_id for e in value):
+            problem = "a relation to another mark, not to this one"
         if problem is not None:
             errors[f"facts.{key}"] = f"{spec.label.rstrip('?')}: {problem}"
             continue

@@ -79,8 +79,17 @@ def test_task_facts_are_set_in_the_items_panel_and_make_the_items(scene: Scene, 
     page.locator("#task-list li[data-task=occlusion_attribution]").scroll_into_view_if_needed()
     screenshot(page, "02-occlusion-set")
     _compile(page, T.OCCLUSION_ATTRIBUTION)
-    assert _facts(house) == {"occlusion": {"other": tree.id, "relation": "hidden_by"}}
+    assert _facts(house) == {"occlusion": [{"other": tree.id, "relation": "hidden_by"}]}
     assert Item.objects.get(task=T.OCCLUSION_ATTRIBUTION).answer == "the tree hides part of the house"
+    # the house and the island: a second relation joins the house's list, the first one stays
+    _clear(page)
+    _pick(page, house.id)
+    _pick(page, island.id)
+    _set(page, T.OCCLUSION_ATTRIBUTION, "occlusion", "none")
+    _compile(page, T.OCCLUSION_ATTRIBUTION)
+    assert _facts(house) == {"occlusion": [{"other": tree.id, "relation": "hidden_by"},
+                                           {"other": island.id, "relation": "none"}]}  # fmt: skip
+    assert Item.objects.filter(task=T.OCCLUSION_ATTRIBUTION).count() == 2
 
     # a point target: the interaction class is the annotator's; a count that is not whole is refused at its field
     _clear(page)

@@ -58,4 +58,16 @@ describe("what a person types becomes a fact", () => {
     assert.equal(factsWith(facts, field("text"), { error: "no" }), null);
     assert.deepEqual(facts, { visible: true, k: "old" });
   });
+
+  it("sets or takes out the relation about the field's other mark and keeps the others", () => {
+    const rel = field("relation", { key: "occlusion", other: 40 });
+    const facts = { visible: true, occlusion: [{ other: 40, relation: "none" }, { other: 41, relation: "hides" }] };
+    assert.deepEqual(factsWith(facts, rel, { value: { other: 40, relation: "hidden_by" } }), {
+      visible: true, occlusion: [{ other: 41, relation: "hides" }, { other: 40, relation: "hidden_by" }] });
+    assert.deepEqual(factsWith(facts, rel, { remove: true }), { visible: true, occlusion: [{ other: 41, relation: "hides" }] });
+    assert.deepEqual(factsWith({ visible: true }, rel, { value: { other: 40, relation: "mutual" } }),
+      { visible: true, occlusion: [{ other: 40, relation: "mutual" }] });
+    assert.deepEqual(factsWith({ occlusion: [{ other: 40, relation: "none" }] }, rel, { remove: true }), {});
+    assert.equal(facts.occlusion.length, 2);
+  });
 });

@@ -1,8 +1,9 @@
 """Occlusion Attribution (Relation, 4 options): does one of two marked regions hide the other from
 the drone's view in the video? Height and viewpoint are not in the marks, so the annotator states
-the relation in the fact 'occlusion' on either region:
-    {"other": <id of the other region>, "relation": "hides" | "hidden_by" | "mutual" | "none"}
-read from the carrying region's side ("hides": it hides part of the other)."""
+the relation in the fact 'occlusion' on either region, a list with one relation per other region:
+    [{"other": <id of the other region>, "relation": "hides" | "hidden_by" | "mutual" | "none"}, ...]
+each read from the carrying region's side ("hides": it hides part of the other). An item about two
+regions reads the one relation each states about the other."""
 
 from __future__ import annotations
 
@@ -21,7 +22,24 @@ RELATIONS = FACTS["occlusion"].values
 CONVERSE = {"hides": "hidden_by", "hidden_by": "hides", "mutual": "mutual", "none": "none"}
 OCCLUSION = Fact("occlusion", "which of the two hides part of the other in the drone video, if either", required=False)
 # How the fact is written through the API (the workspace's field writes it so).
-OCCLUSION_FORMAT = "{'other': <id of the other region>, 'relation': 'hides', 'hidden_by', 'mutual' or 'none'}"
+OCCLUSION_FORMAT = (
+    "a list of relations, one per other region: [{'other': <id of the other region>, "
+    "'relation': 'hides', 'hidden_by', 'mutual' or 'none'}, ...]"
+)
+
+
+def stated_relation(carrier: Mark, other: Mark, carrier_name: str) -> str | None:
+    """The relation the carrier's 'occlusion' list states about `other`, None when it states none.
+    TemplateError when the fact is not a list of relations (written before the catalog checked it)."""
+    fact: Any = carrier.facts.get(OCCLUSION.key)
+    if fact is None:
+        return None
+    ok = isinstance(fact, list) and all(isinstance(e, dict) and e.get("relation") in RELATIONS for e in fact)
+    if not ok:
+        raise TemplateError(
+            "facts.occlusion", f"the fact 'occlusion' on the {carrier_name} should be {OCCLUSION_FORMAT}"
+        )
+    return next((str(e["relation"]) for e in fact if e.get("other") == other.id), None)
 
 
 def option_texts(a: str, b: str) -> dict[str, str]:
@@ -77,10 +95,14 @@ class OcclusionAttribution(Template):
         except TemplateError:
             return []
         a, b = roles.all("regions")
-        stated_by_b = not isinstance(a.facts.get(OCCLUSION.key), dict) and isinstance(b.facts.get(OCCLUSION.key), dict)
-        carrier, other = (b, a) if stated_by_b else (a, b)
-        value = carrier.facts.get(OCCLUSION.key)
-        relation = value.get("relation") if isinstance(value, dict) and value.get("other") == other.id else None
+
+        def relation(carrier: Mark, other: Mark) -> str | None:
+            try:
+                return stated_relation(carrier, other, roles.name(carrier))
+            except TemplateError:  # shown as the task's problem; the field starts empty
+                return None
+
+        carrier, other = (b, a) if relation(a, b) is None and relation(b, a) is not None else (a, b)
         texts = option_texts(roles.name(carrier), roles.name(other))
         field = fact_field(
             mark=carrier,
@@ -90,7 +112,7 @@ class OcclusionAttribution(Template):
             other_name=roles.name(other),
             what=f"as the drone video shows it: does the {roles.name(carrier)} hide the {roles.name(other)}?",
             required=True,
-            value=relation,
+            value=relation(carrier, other),
         )
         field["choices"] = [{"value": r, "label": texts[r]} for r in RELATIONS]
         return [field]
@@ -99,24 +121,14 @@ class OcclusionAttribution(Template):
         """The relation from a's side, from whichever region carries the fact; both must agree."""
         stated = []
         for carrier, other, flip in ((a, b, False), (b, a, True)):
-            fact: Any = carrier.facts.get(OCCLUSION.key)
-            if fact is None:
-                continue
-            name = roles.name(carrier)
-            if not isinstance(fact, dict) or fact.get("relation") not in RELATIONS:
-                message = f"the fact 'occlusion' on the {name} should be {OCCLUSION_FORMAT}"
-                raise TemplateError("facts.occlusion", message)
-            if fact.get("other") != other.id:
-                raise TemplateError(
-                    "facts.occlusion",
-                    f"the fact 'occlusion' on the {name} is about mark {fact.get('other')}, not the "
-                    f"{roles.name(other)} (mark {other.id})",
-                )
-            stated.append(CONVERSE[fact["relation"]] if flip else fact["relation"])
+            relation = stated_relation(carrier, other, roles.name(carrier))
+            if relation is not None:
+                stated.append(CONVERSE[relation] if flip else relation)
         if not stated:
             raise TemplateError(
                 "facts.occlusion",
-                f"set the fact 'occlusion' on the {roles.name(a)} or the {roles.name(b)}: {OCCLUSION.what}",
+                f"set the fact 'occlusion' on the {roles.name(a)} or the {roles.name(b)} (a relation to the other "
+                f"one): {OCCLUSION.what}",
             )
         if len(set(stated)) > 1:
             raise TemplateError(

@@ -76,12 +76,23 @@ export function parseInput(field, raw, duration) {
 }
 
 /** The mark's facts with the field's new value, or without the fact (a new object; null when the
- * input was refused). @param {Facts|undefined} facts @param {FactField} field @param {Parsed} parsed
+ * input was refused). A relation fact is a list with one relation per other mark: the field sets or
+ * takes out the one about its other mark and keeps the rest.
+ * @param {Facts|undefined} facts @param {FactField} field @param {Parsed} parsed
  * @returns {Record<string, any>|null} */
 export function factsWith(facts, field, parsed) {
   if ("error" in parsed) return null;
   /** @type {Record<string, any>} */
   const out = { ...(facts || {}) };
+  if (field.kind === "relation") {
+    const held = /** @type {any} */ (out[field.key]);
+    /** @type {{other: number, relation: string}[]} */
+    const others = (Array.isArray(held) ? held : []).filter((r) => r && r.other !== field.other);
+    const list = "remove" in parsed ? others : [...others, parsed.value];
+    if (list.length) out[field.key] = list;
+    else delete out[field.key];
+    return out;
+  }
   if ("remove" in parsed) delete out[field.key];
   else out[field.key] = parsed.value;
   return out;

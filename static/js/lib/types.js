@@ -33,7 +33,7 @@
  * @property {number} [at_s]
  * @property {number} [t1_s]
  * @property {number} [t2_s]
- * @property {{other: number, relation: "hides"|"hidden_by"|"mutual"|"none"}} [occlusion]
+ * @property {{other: number, relation: "hides"|"hidden_by"|"mutual"|"none"}[]} [occlusion] one relation per other mark
  * @property {string} [note]
  */
 

@@ -39,7 +39,9 @@ function factsText(mark) {
   const parts = [];
   if (f.first_seen_s !== undefined && f.first_seen_s !== null) parts.push("first seen " + secs(f.first_seen_s));
   if (f.count !== undefined && f.count !== null) parts.push("count " + f.count);
-  if (f.occlusion) parts.push("occlusion " + f.occlusion);
+  if (Array.isArray(f.occlusion) && f.occlusion.length) {
+    parts.push("occlusion " + f.occlusion.map((r) => `${r.relation.replace("_", " ")} #${r.other}`).join(", "));
+  }
   return parts.join(" · ");
 }
 

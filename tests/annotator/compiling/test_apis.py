@@ -84,7 +84,7 @@ def test_occlusion_asks_one_relation_for_the_pair_worded_with_both_names(annotat
     # given two regions, the second already stating the relation from its side
     m = Marks(annotator)
     roof = m("polygon", _poly(10, 10, 40, 40), "roof")
-    tree = m("polygon", _poly(60, 10, 90, 40), "tree", facts={"occlusion": {"other": roof.id, "relation": "hides"}})
+    tree = m("polygon", _poly(60, 10, 90, 40), "tree", facts={"occlusion": [{"other": roof.id, "relation": "hides"}]})
     [field] = _check(api(annotator), [roof.id, tree.id])[T.OCCLUSION_ATTRIBUTION]["fields"]
     # then the field edits that region's fact, about the other one, with the choices in words
     assert (field["mark"], field["other"], field["kind"], field["value"]) == (tree.id, roof.id, "relation", "hides")
@@ -278,6 +278,27 @@ def test_compile_all_takes_polygons_as_regions_and_counts_only_instances_of_the_
         "set the fact 'interaction' on the car" in r["reason"] for r in interaction if r["marks"][0]["id"] in ellipses
     )
     assert lake.id not in {mk.id for it in items if it.task == T.ZONE_COUNTING for mk in it.marks.all()}
+
+
+def test_a_region_relating_to_two_others_makes_one_occlusion_item_per_pair(annotator: Any, api: Any) -> None:
+    # given a tree stating that it hides the roof and that it and the wall do not occlude each other
+    m = Marks(annotator)
+    roof = m("polygon", _poly(10, 10, 40, 40), "roof")
+    wall = m("polygon", _poly(110, 10, 140, 40), "wall")
+    relations = [{"other": roof.id, "relation": "hides"}, {"other": wall.id, "relation": "none"}]
+    tree = m("polygon", _poly(60, 10, 90, 40), "tree", facts={"occlusion": relations})
+    # when all items are compiled
+    body = api(annotator).post(f"/api/scenes/{m.scene.id}/items/compile-all/", {}, format="json").json()
+    made = Item.objects.filter(id__in=[it["id"] for it in body["items"]], task=T.OCCLUSION_ATTRIBUTION)
+    # then each pair the tree states a relation for makes one item, keyed by that pair's relation
+    by_pair = {frozenset(mk.id for mk in it.marks.all()): it for it in made}
+    assert set(by_pair) == {frozenset({tree.id, roof.id}), frozenset({tree.id, wall.id})}
+    hiding = by_pair[frozenset({tree.id, roof.id})]
+    tree_first = hiding.provenance["first_region"] == tree.id
+    assert hiding.provenance["relation"] == ("hides" if tree_first else "hidden_by")
+    assert hiding.answer == "the tree hides part of the roof"  # whichever region the question names first
+    assert hiding.answer in hiding.options
+    assert by_pair[frozenset({tree.id, wall.id})].answer == "neither hides the other"
 
 
 def test_active_time_comes_with_compile_submit_and_its_own_report(annotator: Any, api: Any) -> None:

@@ -100,7 +100,7 @@ def relative_direction(m: Marks) -> tuple[list[Mark], dict[str, Any]]:
 def occlusion_attribution(m: Marks) -> tuple[list[Mark], dict[str, Any]]:
     tall = m("polygon", _poly(10, 10, 40, 40), "building")
     low = m("polygon", _poly(50, 10, 80, 40), "road")
-    tall.facts = {"occlusion": {"other": low.id, "relation": "hides"}}
+    tall.facts = {"occlusion": [{"other": low.id, "relation": "hides"}]}
     tall.save()
     return [tall, low], {"answer": "the building hides part of the road"}
 

@@ -84,7 +84,7 @@ def _marks(d: Drawer) -> dict[str, list[int]]:
     kerb = d.box(0.80, 0.80, 0.95, 0.95, "crosswalk", 0.0, None, visible=False)
     east = d.box(0.72, 0.45, 0.82, 0.55, "building", 3.0, 8.0, visible=True, first_seen_s=3.0)
     west = d.box(0.15, 0.45, 0.25, 0.55, "tree", 6.0, 9.0, visible=True, first_seen_s=6.0,
-                 occlusion={"other": east, "relation": "none"})  # fmt: skip
+                 occlusion=[{"other": east, "relation": "none"}])  # fmt: skip
     lamp = d.point(0.5, 0.2, "pedestrian", 2.0, at_s=2.0)
     return {
         T.TARGET_VISIBILITY: [island],

@@ -161,7 +161,7 @@ def _pair():  # type: ignore[no-untyped-def]
 def test_occlusion_relation_from_either_region(on_first: bool, relation: str, answer: str) -> None:
     building, road = _pair()
     carrier, other = (building, road) if on_first else (road, building)
-    carrier.facts = {"occlusion": {"other": other.id, "relation": relation}}
+    carrier.facts = {"occlusion": [{"other": other.id, "relation": relation}]}
     item = compile_item(T.OCCLUSION_ATTRIBUTION, [building, road], seed=3)
     assert item.answer == answer and len(item.options) == 4 and len(set(item.options)) == 4
     assert "building" in item.question and "road" in item.question
@@ -170,24 +170,29 @@ def test_occlusion_relation_from_either_region(on_first: bool, relation: str, an
 def test_occlusion_refusals() -> None:
     building, road = _pair()
     assert refusal(T.OCCLUSION_ATTRIBUTION, [building, road])[0] == "facts.occlusion"
-    building.facts = {"occlusion": {"other": 123456, "relation": "hides"}}
-    assert refusal(T.OCCLUSION_ATTRIBUTION, [building, road]) == (
+    building.facts = {"occlusion": [{"other": 123456, "relation": "hides"}]}  # about another region only
+    field, message = refusal(T.OCCLUSION_ATTRIBUTION, [building, road])
+    assert (field, message.split(":")[0]) == (
         "facts.occlusion",
-        f"the fact 'occlusion' on the building is about mark 123456, not the road (mark {road.id})",
+        "set the fact 'occlusion' on the building or the road (a relation to the other one)",
     )
-    building.facts = {"occlusion": {"other": road.id, "relation": "hides"}}
-    road.facts = {"occlusion": {"other": building.id, "relation": "hides"}}
+    building.facts = {"occlusion": {"other": road.id, "relation": "hides"}}  # one relation, not in a list
+    assert refusal(T.OCCLUSION_ATTRIBUTION, [building, road])[1].startswith(
+        "the fact 'occlusion' on the building should be a list of relations"
+    )
+    building.facts = {"occlusion": [{"other": road.id, "relation": "hides"}]}
+    road.facts = {"occlusion": [{"other": building.id, "relation": "hides"}]}
     assert refusal(T.OCCLUSION_ATTRIBUTION, [building, road]) == (
         "facts.occlusion",
         "the 'occlusion' facts of the building and the road disagree; correct one of them",
     )
-    road.facts = {"occlusion": {"other": building.id, "relation": "hidden_by"}}  # agrees
+    road.facts = {"occlusion": [{"other": building.id, "relation": "hidden_by"}]}  # agrees
     assert compile_item(T.OCCLUSION_ATTRIBUTION, [building, road]).answer == "the building hides part of the road"
 
 
 def test_two_regions_with_one_label_are_numbered() -> None:
     a, b = box_region(10, 10, 40, 40, label="building"), box_region(50, 10, 80, 40, label="building")
-    a.facts = {"occlusion": {"other": b.id, "relation": "hides"}}
+    a.facts = {"occlusion": [{"other": b.id, "relation": "hides"}]}
     item = compile_item(T.OCCLUSION_ATTRIBUTION, [a, b])
     assert item.answer == "the building 1 hides part of the building 2"
     assert item.provenance["names"] == {str(a.id): "building 1", str(b.id): "building 2"}

@@ -42,7 +42,7 @@ GEO = sat_image(georef=north_up_georef())
 
 def _occlusion() -> list[Mark]:
     a, b = box_region(10, 10, 40, 40, label="building"), box_region(50, 10, 80, 40, label="road")
-    b.facts = {"occlusion": {"other": a.id, "relation": "hidden_by"}}
+    b.facts = {"occlusion": [{"other": a.id, "relation": "hidden_by"}]}
     return [a, b]
 
 

@@ -43,8 +43,15 @@ def test_every_fact_a_template_reads_is_in_the_catalog() -> None:
         ({"event": "x" * 201}, "facts.event", "at most 200 characters"),
         ({"interaction": "touches"}, "facts.interaction", "one of enters, passes_by, stays_away"),
         ({"occlusion": "partial"}, "facts.occlusion", '"relation": hides | hidden_by | mutual | none'),
-        ({"occlusion": {"other": 3, "relation": "covers"}}, "facts.occlusion", '"other"'),
-        ({"occlusion": {"other": 7, "relation": "hides"}}, "facts.occlusion", "the other mark, not this one"),
+        ({"occlusion": {"other": 3, "relation": "hides"}}, "facts.occlusion", "a list of relations, one per other"),
+        ({"occlusion": []}, "facts.occlusion", "a list of relations"),
+        ({"occlusion": [{"other": 3, "relation": "covers"}]}, "facts.occlusion", '"other"'),
+        ({"occlusion": [{"other": 7, "relation": "hides"}]}, "facts.occlusion", "not to this one"),
+        (
+            {"occlusion": [{"other": 3, "relation": "hides"}, {"other": 3, "relation": "none"}]},
+            "facts.occlusion",
+            "two relations to mark 3; state one relation per other mark",
+        ),
     ],
 )
 def test_facts_clean_refuses_each_wrong_fact_under_its_field(facts: dict, field: str, says: str) -> None:
@@ -113,7 +120,38 @@ def test_occlusion_levels_saved_before_the_catalog_move_into_the_note(annotator:
     # then the levels are in the notes, the facts pass the catalog, and nothing else changed
     for mark in (plain, noted, kept):
         mark.refresh_from_db()
-        assert facts_clean(mark.facts, duration=None) == mark.facts and mark.version == 1
+        assert mark.version == 1
+    for mark in (plain, noted):
+        assert facts_clean(mark.facts, duration=None) == mark.facts
     assert plain.facts == {"visible": True, "note": "occlusion: partial"}
     assert noted.facts == {"note": "behind the bus · occlusion: heavy"}
-    assert kept.facts == relation
+    assert kept.facts == relation  # a relation is left for the next migration (0013) to put in a list
+
+
+def test_single_occlusion_relations_become_lists_of_one_and_back(annotator: Any) -> None:
+    # given a mark saved with one occlusion relation as an object, one already with a list, one without
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("annotator.migrations.0013_occlusion_relation_lists")
+    scene = SceneFactory(annotators=[annotator])
+    tree = MarkFactory(scene=scene, author=annotator, facts={"visible": True})
+    roof = MarkFactory(scene=scene, author=annotator, facts={"occlusion": {"other": tree.id, "relation": "hides"},
+                                                             "visible": False})  # fmt: skip
+    both = [{"other": tree.id, "relation": "none"}, {"other": roof.id, "relation": "hidden_by"}]
+    wall = MarkFactory(scene=scene, author=annotator, facts={"occlusion": both})
+    # when the data migration runs
+    migration._to_lists(apps, None)
+    # then the single relation is a list of it, which the catalog accepts; the rest is as it was
+    for mark in (tree, roof, wall):
+        mark.refresh_from_db()
+        assert facts_clean(mark.facts, duration=None, mark_id=mark.id) == mark.facts and mark.version == 1
+    assert roof.facts == {"occlusion": [{"other": tree.id, "relation": "hides"}], "visible": False}
+    assert (tree.facts, wall.facts) == ({"visible": True}, {"occlusion": both})
+    # and migrating back keeps each mark's first relation as the object it was
+    migration._to_objects(apps, None)
+    roof.refresh_from_db()
+    wall.refresh_from_db()
+    assert roof.facts == {"occlusion": {"other": tree.id, "relation": "hides"}, "visible": False}
+    assert wall.facts == {"occlusion": both[0]}
