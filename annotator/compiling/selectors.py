@@ -9,7 +9,7 @@ from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
 
 from annotator.access.scopes import items_visible
-from annotator.compiling.audit import Row
+from annotator.compiling.audit import Row, row_from_record
 from annotator.compiling.lifecycle import OPEN_STATES
 from annotator.models import Item, ModelView
 
@@ -48,24 +48,18 @@ def audit_rows(*, states: list[str], scene_ids: list[int] | None = None) -> list
     qs = Item.objects.filter(state__in=states, replaced_by__isnull=True)
     if scene_ids:
         qs = qs.filter(scene_id__in=scene_ids)
-    values = list(qs.order_by("id").values_list("id", "task", "scene_id", "question", "options", "answer",
-                                                  "answer_format", "provenance__phrasing_text",
-                                                  "provenance__polarity"))  # fmt: skip
+    fields = ("id", "task", "scene_id", "question", "options", "answer", "answer_format")
+    recorded = ("marks", "phrasing_text", "polarity")
+    values = qs.order_by("id").values_list(*fields, *(f"provenance__{key}" for key in recorded))
     marks: dict[int, set[int]] = defaultdict(set)
     for item_id, mark_id in Item.marks.through.objects.filter(item__in=qs).values_list("item_id", "mark_id"):
         marks[item_id].add(mark_id)
-    return [
-        Row(id=i, task=task, scene_id=scene, question=q, options=list(opts or []), answer=a, answer_format=fmt,
-            mark_ids=frozenset(marks[i]), phrasing=phrasing or "", truth=_truth(fmt, a, polarity))
-        for i, task, scene, q, opts, a, fmt, phrasing, polarity in values
-    ]  # fmt: skip
-
-
-def _truth(answer_format: str, answer: str, polarity: str | None) -> bool | None:
-    """Whether a yes/no item's fact holds: its key, read the other way round for negative questions."""
-    if answer_format != Item.AnswerFormat.YES_NO or polarity not in ("positive", "negative"):
-        return None
-    return (answer == "yes") == (polarity == "positive")
+    rows = []
+    for v in values:
+        record = dict(zip(fields, v[: len(fields)], strict=True))
+        record["provenance"] = dict(zip(recorded, v[len(fields) :], strict=True))
+        rows.append(row_from_record(record, mark_ids=sorted(marks[v[0]])))
+    return rows
 
 
 def effort_pairs(*, scene_ids: list[int] | None = None) -> list[tuple[str, float]]:

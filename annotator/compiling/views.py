@@ -9,7 +9,7 @@ from django.shortcuts import render
 
 from annotator.access.permissions import IsAdmin, page_require
 from annotator.compiling import selectors
-from annotator.compiling.audit import audit, effort_by_task
+from annotator.compiling.audit import ALPHA, audit, effort_by_task
 from annotator.models import Item
 
 # The paper's team spent about 4 minutes per sample; the page shows each task against it.
@@ -24,14 +24,19 @@ def _labels() -> dict[str, str]:
 
 @login_required
 def audit_page(request: HttpRequest) -> HttpResponse:
-    """Per task: key-position bias, longest-option keys, phrasing usage, near-duplicates and a
-    blind text-only baseline, with flags where a figure is beyond chance. `?state=approved` narrows."""
+    """Per task: the audit's figures (annotator.compiling.audit), with flags where a figure is beyond
+    chance. `?state=approved` narrows."""
     page_require(request, IsAdmin())
     states = [s for s in request.GET.getlist("state") if s in Item.State.values] or DEFAULT_STATES
     reports = audit(selectors.audit_rows(states=states))
     labels = _labels()
     rows = sorted(reports, key=lambda r: list(labels).index(r.task))
-    context = {"reports": [(labels[r.task], r) for r in rows], "states": states, "all_states": Item.State.values}
+    context = {
+        "reports": [(labels[r.task], r) for r in rows],
+        "states": states,
+        "all_states": Item.State.values,
+        "alpha": ALPHA,
+    }
     return render(request, "annotator/audit.html", context)
 
 

@@ -15,24 +15,62 @@ Pure functions over plain records (a frozen release's items), no Django.
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from typing import Any
 
 from .extraction import Extraction
 
-MRA_THRESHOLDS = tuple(round(0.50 + 0.05 * k, 2) for k in range(10))  # 0.50 .. 0.95
+# Exact thresholds: theta = k / 20 for k = 10 .. 19. Floats would put 1 - 0.95 a hair above 0.05,
+# so an error of exactly 5 % would pass the strictest threshold; rationals compare as the paper writes.
+_THETAS = tuple(Fraction(k, 20) for k in range(10, 20))
+MRA_THRESHOLDS = tuple(float(t) for t in _THETAS)  # 0.50 .. 0.95, for display
+ONE_SECOND = Fraction(1)
+# Fewer scenes than this and a clustered standard error is not estimated (with 2 clusters the
+# sandwich has 1 degree of freedom; it printed "± 0.0"): the table says so instead.
+MIN_CLUSTERS = 5
+
+Number = int | float | str | Decimal | Fraction
 
 
-def mean_relative_accuracy(pred: float, truth: float) -> float:
-    if truth == 0:
-        return 1.0 if pred == 0 else 0.0
-    rel = abs(pred - truth) / abs(truth)
-    return sum(1.0 for theta in MRA_THRESHOLDS if rel < 1 - theta) / len(MRA_THRESHOLDS)
+def exact(value: Number) -> Fraction | None:
+    """The exact rational a number stands for, as written: a float is read through its shortest
+    decimal repr (2.2 is 11/5, not the binary double near it), a string or Decimal as a decimal.
+    None for NaN, infinities and text that is not a number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    try:
+        number = Decimal(repr(value)) if isinstance(value, float) else Decimal(str(value).strip())
+    except InvalidOperation:
+        return None
+    return Fraction(number) if number.is_finite() else None
 
 
-def acc_at_1s(pred: float, truth: float) -> float:
-    return 1.0 if abs(pred - truth) <= 1.0 else 0.0
+def mean_relative_accuracy(pred: Number, truth: Number) -> float:
+    """Mean over theta in C of 1(|pred - truth| / |truth| < 1 - theta), compared exactly; for a
+    truth of 0 the item is right iff the prediction is exactly 0."""
+    p, y = exact(pred), exact(truth)
+    if p is None or y is None:
+        return 0.0
+    if y == 0:
+        return 1.0 if p == 0 else 0.0
+    error = abs(p - y)
+    # error / |y| < 1 - theta, multiplied out so nothing is divided or rounded
+    return sum(1 for theta in _THETAS if error < (1 - theta) * abs(y)) / len(_THETAS)
+
+
+def acc_at_1s(pred: Number, truth: Number) -> float:
+    """1 when |pred - truth| <= 1 s, compared exactly (|2.2 - 1.2| is exactly 1, so right)."""
+    p, y = exact(pred), exact(truth)
+    if p is None or y is None:
+        return 0.0
+    return 1.0 if abs(p - y) <= ONE_SECOND else 0.0
 
 
 def item_value(item: dict[str, Any], extraction: Extraction) -> float:
@@ -41,8 +79,8 @@ def item_value(item: dict[str, Any], extraction: Extraction) -> float:
         return 0.0
     fmt = item["answer_format"]
     if fmt in ("number", "timestamp"):
-        truth = float(item["answer"])
-        pred = float(extraction.value)
+        # the key is text in the release, the reading a Decimal or a number: both compared exactly
+        truth, pred = item["answer"], extraction.value
         return mean_relative_accuracy(pred, truth) if fmt == "number" else acc_at_1s(pred, truth)
     return 1.0 if str(extraction.value).strip().lower() == str(item["answer"]).strip().lower() else 0.0
 
@@ -60,40 +98,46 @@ def chance_adjusted(accuracy: float, chance_level: float) -> float:
 
 
 def choice_bias(positions: Iterable[int], n_options: int) -> dict[str, float]:
-    """Normalized entropy, p_mode and KL divergence from uniform of chosen option positions."""
+    """Normalized entropy, p_mode and KL divergence from uniform (nats) of chosen option positions
+    (GeoX-Bench's choice-bias figures); all 0 when nothing was chosen."""
+    from annotator.compiling.audit import position_spread
+
     counts = Counter(positions)
-    total = sum(counts.values())
-    if total == 0 or n_options < 2:
+    if not counts or n_options < 2:
         return {"entropy": 0.0, "p_mode": 0.0, "kl_uniform": 0.0}
-    probs = [counts.get(k, 0) / total for k in range(n_options)]
-    # max(): one position only gives -0.0, which would print as "-0.000"
-    entropy = max(0.0, -sum(p * math.log(p) for p in probs if p > 0) / math.log(n_options))
-    kl = sum(p * math.log(p * n_options) for p in probs if p > 0)
-    return {"entropy": entropy, "p_mode": max(probs), "kl_uniform": kl}
+    entropy, p_mode, kl = position_spread([counts.get(k, 0) for k in range(n_options)])
+    return {"entropy": entropy, "p_mode": p_mode, "kl_uniform": kl}
 
 
-def macro_mean(values: dict[str, list[float]]) -> float:
-    """Mean of the per-group means (groups without values are left out)."""
-    means = [sum(v) / len(v) for v in values.values() if v]
-    return sum(means) / len(means) if means else 0.0
+def clustered_se(values: Sequence[float], groups: Sequence[str], clusters: Sequence[str]) -> float | None:
+    """Cluster-robust standard error of the mean of group means (a task's score: one group; the
+    overall score: the mean of task means). statsmodels fits the values on one indicator per group
+    and gives the CR1 covariance clustered by `clusters` (scenes); the mean of group means is the
+    average of the coefficients. None when there are fewer than MIN_CLUSTERS clusters (a sandwich
+    over 2 scenes is 0 or noise, not an error bar) or no residual degree of freedom."""
+    if len(set(clusters)) < MIN_CLUSTERS or len(values) <= len(set(groups)):
+        return None
+    import numpy as np
+    import statsmodels.api as sm
+
+    names = sorted(set(groups))
+    column = {g: k for k, g in enumerate(names)}
+    design = np.zeros((len(values), len(names)))
+    design[np.arange(len(values)), [column[g] for g in groups]] = 1.0
+    codes = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)[1]
+    fit = sm.OLS(np.asarray(values, dtype=float), design).fit(cov_type="cluster", cov_kwds={"groups": codes})
+    contrast = np.full(len(names), 1.0 / len(names))
+    variance = float(contrast @ np.asarray(fit.cov_params()) @ contrast)
+    return math.sqrt(max(variance, 0.0))
 
 
-def macro_weights(items: list[dict[str, Any]], group: Callable[[dict[str, Any]], str]) -> list[float]:
-    """Each item's weight in a mean of group means: 1 / (number of groups * its group's size)."""
-    sizes = Counter(group(i) for i in items)
-    return [1.0 / (len(sizes) * sizes[group(i)]) for i in items]
-
-
-def clustered_se(values: list[float], weights: list[float], clusters: list[str], centres: list[float]) -> float:
-    """Cluster-robust standard error of sum(w * x) where each x is measured around its centre
-    (its group's mean): the variance of the cluster sums, with the G / (G - 1) small-sample factor."""
-    sums: dict[str, float] = defaultdict(float)
-    for x, w, c, m in zip(values, weights, clusters, centres, strict=True):
-        sums[c] += w * (x - m)
-    g = len(sums)
-    if g < 2:
-        return 0.0
-    return math.sqrt(g / (g - 1) * sum(s * s for s in sums.values()))
+def se_note(se: float | None, scenes: int) -> str:
+    """How a missing standard error reads in a table."""
+    if se is not None:
+        return ""
+    if scenes < MIN_CLUSTERS:
+        return f"too few scenes ({scenes}) for an SE"
+    return "too few items for an SE"
 
 
 def normal_two_sided_p(z: float) -> float:

@@ -16,8 +16,8 @@ from .metrics import (
     choice_bias,
     clustered_se,
     item_value,
-    macro_weights,
     normal_two_sided_p,
+    se_note,
 )
 from .predictions import Predictions
 
@@ -40,11 +40,16 @@ class TaskRow:
     dimension: str
     n: int
     score: float
-    se: float
+    se: float | None  # clustered by scene; None with too few scenes (se_note says why)
     chance: float | None  # the random row; None for numbers and times
     chance_adjusted: float | None
     human: float | None = None
     circular: float | None = None  # every rotation of an item right; None unless scored
+    scenes: int = 0
+
+    @property
+    def se_note(self) -> str:
+        return se_note(self.se, self.scenes)
 
 
 @dataclass
@@ -52,7 +57,7 @@ class ScoreReport:
     tasks: dict[str, TaskRow]
     dimensions: dict[str, float]
     overall: float
-    overall_se: float
+    overall_se: float | None
     n: int
     random_dimensions: dict[str, float | None]
     random_overall: float | None
@@ -65,6 +70,11 @@ class ScoreReport:
     bias: dict[str, dict[str, float]] = field(default_factory=dict)
     key_bias: dict[str, dict[str, float]] = field(default_factory=dict)
     log: list[ItemLog] = field(default_factory=list)
+    scenes: int = 0
+
+    @property
+    def overall_se_note(self) -> str:
+        return se_note(self.overall_se, self.scenes)
 
 
 def _mean(values: list[float]) -> float:
@@ -97,18 +107,17 @@ def _dimension_means(task_scores: dict[str, float | None], dimension_of: dict[st
     }
 
 
-def _macro_se(items: list[dict[str, Any]], values: list[float]) -> float:
+def _scene(item: dict[str, Any]) -> str:
+    return str(item.get("scene", item["id"]))
+
+
+def _macro_se(items: list[dict[str, Any]], values: list[float]) -> float | None:
     """Clustered (by scene) standard error of the mean of task means."""
-    per_task = {t: _mean(v) for t, v in _by_task(items, values).items()}
-    weights = macro_weights(items, lambda i: i["task"])
-    centres = [per_task[i["task"]] for i in items]
-    return clustered_se(values, weights, [str(i.get("scene", i["id"])) for i in items], centres)
+    return clustered_se(values, [i["task"] for i in items], [_scene(i) for i in items])
 
 
-def _task_se(items: list[dict[str, Any]], values: list[float]) -> float:
-    n = len(values)
-    centre = _mean(values)
-    return clustered_se(values, [1.0 / n] * n, [str(i.get("scene", i["id"])) for i in items], [centre] * n)
+def _task_se(items: list[dict[str, Any]], values: list[float]) -> float | None:
+    return clustered_se(values, ["task"] * len(values), [_scene(i) for i in items])
 
 
 def _positions(items: list[dict[str, Any]], chosen: dict[str, Any]) -> dict[str, dict[str, float]]:
@@ -180,6 +189,7 @@ def score(
             chance_adjusted=chance_adjusted(accuracy, level) if level is not None and level < 1 else None,
             human=human_tasks.get(task),
             circular=circular.get(task),
+            scenes=len({_scene(i) for i in items_of[task]}),
         )
     random_tasks = {t: row.chance for t, row in tasks.items()}
     random_known = [v for v in random_tasks.values() if v is not None]
@@ -193,7 +203,8 @@ def score(
             if v is not None
         },
         overall=_mean([row.score for row in tasks.values()]),
-        overall_se=_macro_se(items, values) if items else 0.0,
+        overall_se=_macro_se(items, values) if items else None,
+        scenes=len({_scene(i) for i in items}),
         n=len(items),
         random_dimensions=_dimension_means(dict(random_tasks), dimension_of),
         random_overall=_mean(random_known) if len(random_known) == len(random_tasks) else None,
@@ -214,13 +225,19 @@ def score(
 @dataclass
 class Comparison:
     """B minus A on the same items: the overall (mean of task scores) difference, its standard
-    error clustered by scene, and a two-sided p-value; per-task differences beside it."""
+    error clustered by scene, and a two-sided p-value (None, like the SE, with too few scenes);
+    per-task differences beside it."""
 
     difference: float
-    se: float
-    z: float
-    p_value: float
+    se: float | None
+    z: float | None
+    p_value: float | None
     tasks: dict[str, float]
+    scenes: int = 0
+
+    @property
+    def se_note(self) -> str:
+        return se_note(self.se, self.scenes)
 
 
 def compare(items: list[dict[str, Any]], a: Predictions, b: Predictions) -> Comparison:
@@ -231,8 +248,12 @@ def compare(items: list[dict[str, Any]], a: Predictions, b: Predictions) -> Comp
     diffs = [y - x for x, y in zip(va, vb, strict=True)]
     per_task = {t: _mean(v) for t, v in _by_task(items, diffs).items()}
     difference = _mean(list(per_task.values()))
-    se = _macro_se(items, diffs) if items else 0.0
-    z = difference / se if se > 0 else 0.0
+    se = _macro_se(items, diffs) if items else None
+    if se is None or se == 0:  # no error to divide by: a z would be made up
+        z, p = None, None
+    else:
+        z = difference / se
+        p = normal_two_sided_p(z)
     return Comparison(
-        difference=difference, se=se, z=z, p_value=normal_two_sided_p(z) if se > 0 else 1.0, tasks=per_task
+        difference=difference, se=se, z=z, p_value=p, tasks=per_task, scenes=len({_scene(i) for i in items})
     )

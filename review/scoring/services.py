@@ -29,6 +29,8 @@ def report_summary(report: ScoreReport) -> dict[str, Any]:
         "dimensions": report.dimensions,
         "overall": report.overall,
         "overall_se": report.overall_se,
+        "overall_se_note": report.overall_se_note,
+        "scenes": report.scenes,
         "n": report.n,
         "random_dimensions": report.random_dimensions,
         "random_overall": report.random_overall,

@@ -17,6 +17,7 @@ from annotator.compiling.catalog import DIMENSIONS, TASK_DIMENSION
 from annotator.serving import serve_stored
 from review.models import Release
 from review.releasing.selectors import release_get
+from review.scoring.metrics import MIN_CLUSTERS
 from review.scoring.selectors import leaderboard
 from review.scoring.services import submission_create
 
@@ -66,6 +67,7 @@ def leaderboard_page(request: HttpRequest, version: str) -> HttpResponse:
             else None,
             "tasks": tasks,
             "error": error,
+            "min_clusters": MIN_CLUSTERS,
         },
         status=400 if error else 200,
     )

@@ -67,22 +67,34 @@ class Roles:
 def assign_roles(task_label: str, needs: Sequence[Need], marks: list[Mark]) -> Roles:
     """Match marks to needs by kind. Marks are taken in the order given, and when kinds leave a
     choice (an ellipse can be the target or a counted instance) earlier marks fill earlier needs."""
-    slots: list[list[Mark]] = [[] for _ in needs]
-    if len(marks) <= MAX_MARKS and _place(needs, marks, 0, slots):
-        by_role = {need.role: slot for need, slot in zip(needs, slots, strict=True)}
-        ordered = [m for slot in slots for m in slot]
+    roles = role_of_each(needs, [m.kind for m in marks])
+    if roles is not None:
+        by_role: dict[str, list[Mark]] = {need.role: [] for need in needs}
+        for mark, role in zip(marks, roles, strict=True):
+            by_role[role].append(mark)
+        ordered = [m for need in needs for m in by_role[need.role]]
         return Roles(by_role, names_for(ordered))
     wanted = "; ".join(need.what for need in needs)
     raise TemplateError("marks", f"{task_label} needs {wanted}; got {_describe(marks)}")
 
 
-def _place(needs: Sequence[Need], marks: list[Mark], i: int, slots: list[list[Mark]]) -> bool:
-    if i == len(marks):
+def role_of_each(needs: Sequence[Need], kinds: Sequence[str]) -> list[str] | None:
+    """The role each mark takes, from the marks' kinds in the order given (as assign_roles matches
+    them; provenance keeps that order), or None when they fit no way."""
+    slots: list[list[int]] = [[] for _ in needs]
+    if len(kinds) > MAX_MARKS or not _place(needs, kinds, 0, slots):
+        return None
+    role = {i: need.role for need, slot in zip(needs, slots, strict=True) for i in slot}
+    return [role[i] for i in range(len(kinds))]
+
+
+def _place(needs: Sequence[Need], kinds: Sequence[str], i: int, slots: list[list[int]]) -> bool:
+    if i == len(kinds):
         return all(len(slot) >= need.count[0] for need, slot in zip(needs, slots, strict=True))
     for need, slot in zip(needs, slots, strict=True):
-        if marks[i].kind in need.kinds and len(slot) < need.count[1]:
-            slot.append(marks[i])
-            if _place(needs, marks, i + 1, slots):
+        if kinds[i] in need.kinds and len(slot) < need.count[1]:
+            slot.append(i)
+            if _place(needs, kinds, i + 1, slots):
                 return True
             slot.pop()
     return False

@@ -1,5 +1,6 @@
-"""Audit the items per task: key positions, longest-option keys, phrasing usage, near-duplicates
-and a blind text-only baseline that should sit near chance. Exits 1 when a task is flagged and
+"""Audit the items per task: key positions, option texts and longest options as keys, yes/no
+priors and wording, phrasing usage, items asking the same thing, and a blind text-only baseline
+that should sit near chance. Exits 1 when a task is flagged and
 --strict is given (for CI over a release candidate)."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from annotator.compiling import selectors
-from annotator.compiling.audit import as_dict, audit_task
+from annotator.compiling.audit import ALPHA, TaskAudit, as_dict, audit_task
 from annotator.compiling.views import DEFAULT_STATES
 from annotator.models import Item
 
@@ -42,21 +43,31 @@ class Command(BaseCommand):
         if opts["strict"] and any(r.flags for r in reports):
             raise CommandError("flagged: " + ", ".join(r.task for r in reports if r.flags))
 
-    def _table(self, reports: list[Any]) -> None:
+    def _table(self, reports: list[TaskAudit]) -> None:
         columns = [("task", 24), ("items", 5), ("entropy", 7), ("p_mode", 6), ("KL", 6), ("longest", 7), ("phr", 4),
                    ("dup", 4), ("holds", 5), ("blind", 12)]  # fmt: skip
         self.stdout.write(" ".join(name.ljust(w) if name == "task" else name.rjust(w) for name, w in columns))
         for r in reports:
             pos = r.positions
-            cells = (
-                [f"{pos.entropy:7.3f}", f"{pos.p_mode:6.3f}", f"{pos.kl_uniform:6.3f}"]
-                if pos
-                else ["      -", "     -", "     -"]
+            cells = [_fixed(pos.entropy, 3), _fixed(pos.p_mode, 3), _fixed(pos.kl_uniform, 3)] if pos else ["-"] * 3
+            longest = _fixed(r.longest.share, 2) if r.longest else "-"
+            holds = _fixed(r.prior.share, 2) if r.prior else "-"
+            blind = f"{_fixed(r.blind.accuracy, 2)}/{_fixed(r.blind.chance, 2)}" if r.blind else "-"
+            self.stdout.write(
+                f"{r.task:<24} {r.items:>5} {cells[0]:>7} {cells[1]:>6} {cells[2]:>6} {longest:>7} "
+                f"{len(r.phrasings):>4} {r.duplicate_items:>4} {holds:>5} {blind:>12}"
             )
-            longest = f"{r.longest_key_share:7.2f}" if r.longest_key_share is not None else "      -"
-            blind = f"{r.blind.accuracy:.2f}/{r.blind.chance:.2f}" if r.blind else "-"
-            holds = f"{r.truth_share:.2f}" if r.truth_share is not None else "-"
-            counts = f"{len(r.phrasings):>4} {r.duplicate_items:>4} {holds:>5}"
-            self.stdout.write(f"{r.task:<24} {r.items:>5} {' '.join(cells)} {longest} {counts} {blind:>12}")
+            if r.blind is None and r.blind_missing:
+                self.stdout.write(f"    blind baseline: {r.blind_missing}")
             for flag in r.flags:
                 self.stdout.write(self.style.WARNING(f"    ! {flag}"))
+        self.stdout.write(
+            f"flags: exact tests at p < {ALPHA} (binomial for positions, option texts, longest keys, the fact's "
+            "prior and the blind baseline; Fisher's exact test for wording and key)"
+        )
+
+
+def _fixed(value: float, digits: int) -> str:
+    """Fixed-point text that never reads "-0.000" (a rounded negative zero)."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text

@@ -7,12 +7,17 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from review.releasing.selectors import release_find, release_records, release_versions
+from review.scoring.metrics import MIN_CLUSTERS
 from review.scoring.predictions import PredictionError, load_predictions, predictions_by_id
 from review.scoring.report import ScoreReport, compare, score
 
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _se(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
 
 
 class Command(BaseCommand):
@@ -55,9 +60,13 @@ class Command(BaseCommand):
         if opts["compare"]:
             other = self._read(opts["compare"], ids)
             result = compare(records.items, preds, other)
+            if result.se is None or result.z is None or result.p_value is None:
+                error = f"no SE: {result.se_note}" if result.se is None else "SE 0.0: the two agree on every item"
+            else:
+                error = f"SE {100 * result.se:.1f}, clustered by scene; z {result.z:.2f}, p {result.p_value:.3f}"
             self.stdout.write(
                 f"\n{opts['compare'].name} minus {opts['predictions'].name}: {100 * result.difference:+.1f} points "
-                f"(SE {100 * result.se:.1f}, clustered by scene; z {result.z:.2f}, p {result.p_value:.3f})"
+                f"({error})"
             )
 
     def _print(self, version: str, report: ScoreReport) -> None:
@@ -67,7 +76,7 @@ class Command(BaseCommand):
         for task, row in report.tasks.items():
             adjusted = "-" if row.chance_adjusted is None else f"{row.chance_adjusted:.2f}"
             w(
-                f"{task:<26}{row.n:>6}{_pct(row.score):>9}{100 * row.se:>7.1f}{_pct(row.chance):>9}"
+                f"{task:<26}{row.n:>6}{_pct(row.score):>9}{_se(row.se):>7}{_pct(row.chance):>9}"
                 f"{_pct(row.human):>9}{adjusted:>8}{_pct(row.circular):>8}"
             )
         w("")
@@ -76,9 +85,14 @@ class Command(BaseCommand):
             human = report.human_dimensions.get(dim)
             w(f"{dim:<26}{'':>6}{_pct(value):>9}{'':>7}{_pct(report.random_dimensions.get(dim)):>9}{_pct(human):>9}")
         w(
-            f"{'overall':<26}{report.n:>6}{_pct(report.overall):>9}{100 * report.overall_se:>7.1f}"
+            f"{'overall':<26}{report.n:>6}{_pct(report.overall):>9}{_se(report.overall_se):>7}"
             f"{_pct(report.random_overall):>9}{_pct(report.human_overall):>9}"
         )
+        notes = [f"{task}: {row.se_note}" for task, row in report.tasks.items() if row.se is None]
+        if report.overall_se is None:
+            notes.append(f"overall: {report.overall_se_note}")
+        if notes:
+            w(f"±SE '-': clustered by scene, estimated from {MIN_CLUSTERS} scenes on; " + "; ".join(notes))
         for label, bias in (("predictions", report.bias), ("answer key", report.key_bias)):
             for group, stats in bias.items():
                 w(

@@ -77,9 +77,25 @@ def test_unreadable_duplicate_and_unknown_answers_are_reported() -> None:
 
 
 def test_task_se_is_clustered_by_scene() -> None:
-    # visibility right in scene s1 (both items), wrong in s2: mean 0.5; cluster sums +-0.25 -> SE sqrt(2 * 0.125)
+    # given ten yes/no items in five scenes, both right in s1 and s2, both wrong in s3, one of two in s4, s5
+    items = [_item(100 + k, "target_visibility", "perception", "yes", YN, f"s{k // 2 + 1}") for k in range(10)]
+    right = [True, True, True, True, False, False, True, False, True, False]
+    preds = predictions_by_id([{"id": i["id"], "answer": "yes" if r else "no"} for i, r in zip(items, right)],
+                              [i["id"] for i in items])  # fmt: skip
+    row = score(items, preds).tasks["target_visibility"]
+    # mean 0.6; scene sums of (x - 0.6) / 10: 0.08, 0.08, -0.12, -0.02, -0.02; times G / (G - 1) = 5/4
+    assert row.score == pytest.approx(0.6) and row.scenes == 5
+    assert row.se == pytest.approx(math.sqrt(5 / 4 * (2 * 0.08**2 + 0.12**2 + 2 * 0.02**2)), rel=1e-9)
+    assert row.se_note == ""
+
+
+def test_too_few_scenes_give_no_se_and_the_report_says_why() -> None:
+    # given the visibility items from two scenes: a sandwich over 2 clusters is no error bar
     report = score(ITEMS, _preds({"skm-000001": "yes", "skm-000002": "no", "skm-000003": "no", "skm-000004": "yes"}))
-    assert report.tasks["target_visibility"].se == pytest.approx(math.sqrt(2 * (0.25**2 + 0.25**2)))
+    row = report.tasks["target_visibility"]
+    assert (row.se, row.scenes, row.se_note) == (None, 2, "too few scenes (2) for an SE")
+    assert (report.overall_se, report.scenes) == (None, 3)
+    assert report.overall_se_note == "too few scenes (3) for an SE"
 
 
 def test_circular_accuracy_needs_every_rotation_right() -> None:
@@ -118,8 +134,11 @@ def test_paired_comparison() -> None:
     # b gains 0.5 on visibility, nothing elsewhere: +0.5 / 4 tasks
     assert result.tasks["target_visibility"] == 0.5
     assert result.difference == pytest.approx(0.125)
+    # three scenes: no SE, so no z or p either, and the note says why
+    assert (result.se, result.z, result.p_value) == (None, None, None)
+    assert result.se_note == "too few scenes (3) for an SE"
     same = compare(ITEMS, a, a)
-    assert (same.difference, same.p_value) == (0.0, 1.0)
+    assert (same.difference, same.p_value) == (0.0, None)
 
 
 def test_loading_jsonl_and_tsv() -> None:
