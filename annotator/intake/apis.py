@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema
+from pyproj.exceptions import ProjError
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -71,8 +72,9 @@ class SatelliteConvertApi(APIView):
     """Image pixels (x right, y down, from the top-left corner) <-> WGS84, with the exact transform."""
 
     class InputSerializer(serializers.Serializer):
-        x = serializers.FloatField(required=False)
-        y = serializers.FloatField(required=False)
+        # Pixel positions beyond any image Skymark takes (MAX_IMAGE_PIXELS) are a typo or a probe.
+        x = serializers.FloatField(required=False, min_value=-1e7, max_value=1e7)
+        y = serializers.FloatField(required=False, min_value=-1e7, max_value=1e7)
         lat = serializers.FloatField(required=False, min_value=-90, max_value=90)
         lon = serializers.FloatField(required=False, min_value=-180, max_value=180)
 
@@ -90,10 +92,15 @@ class SatelliteConvertApi(APIView):
             raise Conflict(f"{image.original_name} is not georeferenced")
         ref = GeoReference.from_dict(image.georef)
         v = data.validated_data
-        if "x" in v:
-            lon, lat = ref.pixel_to_lonlat(v["x"], v["y"])
-            return Response({"x": v["x"], "y": v["y"], "lat": float(lat), "lon": float(lon)})
-        x, y = ref.lonlat_to_pixel(v["lon"], v["lat"])
+        try:
+            if "x" in v:
+                lon, lat = ref.pixel_to_lonlat(v["x"], v["y"])
+                return Response({"x": v["x"], "y": v["y"], "lat": float(lat), "lon": float(lon)})
+            x, y = ref.lonlat_to_pixel(v["lon"], v["lat"])
+        except ProjError:
+            # A homography sends points far off the image past its horizon, out of the projection.
+            field = "x" if "x" in v else "lat"
+            return Response({field: ["this position lies outside what the image's georeference can map"]}, status=400)
         return Response({"x": float(x), "y": float(y), "lat": v["lat"], "lon": v["lon"]})
 
 
