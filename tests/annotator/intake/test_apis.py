@@ -11,7 +11,12 @@ from media_tools.geo import georef_from_corners
 from tests.factories import SceneFactory
 
 pytestmark = pytest.mark.django_db
-CORNERS = {"tl": [57.48434, 12.01107], "tr": [57.48333, 12.00869], "br": [57.48435, 12.00738], "bl": [57.48537, 12.00976]}
+CORNERS = {
+    "tl": [57.48434, 12.01107],
+    "tr": [57.48333, 12.00869],
+    "br": [57.48435, 12.00738],
+    "bl": [57.48537, 12.00976],
+}
 
 
 @pytest.fixture
