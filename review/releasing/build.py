@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from . import datasheet
+from . import datasheet, drawing
 from .formats import canonical, dumps, geo, tsv, variants, write_jsonl
 
 Progress = Callable[[float], None]
@@ -52,6 +52,14 @@ def write_release(
     files.append(tsv.write(root / "vlmevalkit" / f"skymark-{version}.tsv", records))
     files.append(tsv.write(root / "vlmevalkit" / f"skymark-{version}-tiny.tsv", [r for r in records if r["tiny"]]))
     files += variants.write(root, records)
+    # Lettered images the freeze did not leave to copy: reordered items and every rotation.
+    files += drawing.write(
+        root,
+        [*records, *(v for r in records for v in variants.rotated(r))],
+        copied=set(sources.get("media", {})),
+        images=sources.get("drawn_on", {}),
+        open_media=open_media,
+    )
     files += geo.write(root, records, sources.get("georefs", {}))
     human = sorted(sources.get("human", []), key=lambda h: (h["id"], h["reviewer"]))
     files.append(write_jsonl(root / "human_answers.jsonl", human))
@@ -79,6 +87,7 @@ def write_release(
             "tiny": sum(bool(r["tiny"]) for r in records),
         },
         "yes_no_answers": dict(sorted(Counter(r["answer"] for r in records if r["answer_format"] == "yes_no").items())),
+        "held_back": sorted(sources.get("held_back", []), key=lambda h: h["id"]),
         **meta,
         "files": [
             {"path": p.relative_to(root).as_posix(), "sha256": _sha256(p), "bytes": p.stat().st_size}

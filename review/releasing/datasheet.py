@@ -69,6 +69,30 @@ def _positions(path: Path, records: list[dict[str, Any]]) -> tuple[Path, dict[st
     return _save(fig, path), stats
 
 
+def _yes_no(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per yes/no task: the keys, the wording, and the share of yes keys under each wording."""
+    rows = []
+    tasks = sorted({r["task"] for r in records if r["answer_format"] == "yes_no"})
+    for task in tasks:
+        mine = [r for r in records if r["task"] == task and r["answer_format"] == "yes_no"]
+        worded = {
+            w: [r for r in mine if r["provenance"].get("polarity", "positive") == w] for w in ("positive", "negative")
+        }
+        share = {w: (sum(r["answer"] == "yes" for r in rs) / len(rs) if rs else None) for w, rs in worded.items()}
+        rows.append(
+            {
+                "task": task,
+                "yes": sum(r["answer"] == "yes" for r in mine),
+                "no": sum(r["answer"] == "no" for r in mine),
+                "positive": len(worded["positive"]),
+                "negative": len(worded["negative"]),
+                "yes_if_positive": share["positive"],
+                "yes_if_negative": share["negative"],
+            }
+        )
+    return rows
+
+
 def _scenes_map(path: Path, scenes: list[dict[str, Any]]) -> Path | None:
     located = [s for s in scenes if s.get("center_latlon")]
     if not located:
@@ -120,8 +144,9 @@ def _limitations(records: list[dict[str, Any]], scenes: list[dict[str, Any]], hu
     if without:
         notes.append(f"{without} item(s) have no blind answer, so the human baseline leaves them out")
     notes.append(
-        "Keys are as the reviewers approved them; answers that geometry decides come from the marks at the "
-        "versions recorded in each item's provenance."
+        "Keys are as the reviewers approved them, with the options in the order the release gave them and yes/no "
+        "questions asked the way it chose (provenance.release); answers that geometry decides come from the marks "
+        "at the versions recorded in each item's provenance."
     )
     return notes
 
@@ -160,6 +185,9 @@ def write(root: Path, *, version: str, records: list[dict[str, Any]], sources: d
             "tasks": tasks,
             "dims": dims,
             "balance": balance,
+            "yes_no": _yes_no(records),
+            "held_back": sorted(sources.get("held_back", []), key=lambda h: h["id"]),
+            "balance_yes_no": sources.get("balance_yes_no", True),
             "agreement": _agreement(records, human),
             "reasons": reasons,
             "baseline": baseline,

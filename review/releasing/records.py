@@ -31,6 +31,7 @@ class ReleaseInputs:
     scenes: list[dict[str, Any]] = field(default_factory=list)  # name, license, attribution, location
     item_ids: list[int] = field(default_factory=list)  # in the order of `records`
     not_ready: list[str] = field(default_factory=list)  # uids whose model view is not rendered (yet)
+    images: dict[int, str] = field(default_factory=dict)  # satellite image id -> storage name shown
 
 
 def _ext(name: str, default: str) -> str:
@@ -92,6 +93,7 @@ def _scenes(scene_ids: set[int], out: ReleaseInputs) -> dict[int, _SceneMedia]:
         for image in images_of[scene.id]:
             path, stored = _image_path(image)
             out.media[path] = stored
+            out.images[image.id] = stored
             image_paths.append(path)
             if image.georef:
                 out.georefs[image.id] = image.georef

@@ -17,10 +17,10 @@ from annotator.exceptions import Conflict
 from annotator.models import Item
 from review.models import Release, ReleaseItem, Review
 
-from . import splits
+from . import drawing, ordering, splits
 from .formats import dumps
 from .jobs import release_run
-from .records import release_inputs
+from .records import ReleaseInputs, release_inputs
 from .tasks import release_build_task
 
 VERSION_RE = re.compile(r"^v?\d+(\.\d+){0,2}([-+][A-Za-z0-9.]+)?$")
@@ -78,6 +78,33 @@ def _place(records: list[dict[str, Any]]) -> None:
         r["split"], r["tiny"] = split[r["id"]], r["id"] in tiny
 
 
+def _balance(inputs: ReleaseInputs, *, balance_yes_no: bool) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Apply the freeze's balance (ordering.py) to the inputs in place: records reordered or
+    reworded, held-back items out (with their blind answers and model-view files), blind answers to
+    reworded questions read the new way, lettered images to draw taken off the copy list. Returns
+    what was held back and the satellite images lettered candidates are drawn on."""
+    result = ordering.balance_release(inputs.records, balance_yes_no=balance_yes_no)
+    item_of = dict(zip((r["id"] for r in inputs.records), inputs.item_ids, strict=True))
+    held = {h["id"] for h in result.held_back}
+    for path in [p for p in inputs.media if p.startswith("media/items/")]:
+        if path.split("/")[2] in held:
+            del inputs.media[path]
+    inputs.records = result.records
+    inputs.item_ids = [item_of[r["id"]] for r in result.records]
+    inputs.human = [
+        {**h, "answer": ordering.flip_yes_no(h["answer"]) if h["id"] in result.reworded else h["answer"]}
+        for h in inputs.human
+        if h["id"] not in held
+    ]
+    images: dict[str, str] = {}
+    for record in inputs.records:
+        drawing.lettered_media(record, inputs.media)
+        image_id = drawing.drawn_on(record) if drawing.is_lettered(record) else None
+        if image_id in inputs.images:
+            images[str(image_id)] = inputs.images[image_id]
+    return result.held_back, images
+
+
 def release_create(
     *,
     version: str,
@@ -86,11 +113,14 @@ def release_create(
     scenes: list[int] | None = None,
     approved_after: datetime | None = None,
     approved_before: datetime | None = None,
+    balance_yes_no: bool = True,
     enqueue: bool = True,
 ) -> Release:
     """Freeze the approved items that match the filters into `version` (state building) and queue
-    its build (unless `enqueue` is False: the caller runs it). Raises ValidationError (a bad or
-    taken version, nothing to release) or Conflict (the same version is being built right now)."""
+    its build (unless `enqueue` is False: the caller runs it). Keys are balanced over what is
+    released (ordering.py); with `balance_yes_no` the surplus of each yes/no task's majority fact is
+    held back and listed. Raises ValidationError (a bad or taken version, nothing to release) or
+    Conflict (the same version is being built right now)."""
     version = version.strip()
     if not VERSION_RE.match(version):
         raise ValidationError({"version": "use a version like 1.0 or v1.2.0"})
@@ -110,6 +140,14 @@ def release_create(
                 "wait for their jobs, or render failed ones again from the admin"
             }
         )
+    held_back, drawn_on = _balance(inputs, balance_yes_no=balance_yes_no)
+    if not inputs.records:
+        raise ValidationError(
+            {
+                "balance_yes_no": f"all {len(held_back)} item(s) would be held back to balance yes and no; "
+                "approve items of the other answer, or release without yes/no balancing"
+            }
+        )
     _place(inputs.records)
     parent = Release.objects.filter(state=Release.State.FROZEN).order_by("-frozen_at", "-id").first()
     rejections: dict[str, int] = {}
@@ -122,6 +160,7 @@ def release_create(
         "scenes": sorted(scenes or []),
         "approved_after": approved_after.isoformat() if approved_after else None,
         "approved_before": approved_before.isoformat() if approved_before else None,
+        "balance_yes_no": balance_yes_no,
     }
     sources = {
         "media": inputs.media,
@@ -129,6 +168,9 @@ def release_create(
         "human": inputs.human,
         "scenes": inputs.scenes,
         "rejections": rejections,
+        "held_back": held_back,
+        "balance_yes_no": balance_yes_no,
+        "drawn_on": drawn_on,
     }
     try:
         with transaction.atomic():

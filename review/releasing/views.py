@@ -37,6 +37,8 @@ def releases_page(request: HttpRequest) -> HttpResponse:
                 "scenes": request.POST.getlist("scenes"),
                 "approved_after": request.POST.get("approved_after") or None,
                 "approved_before": request.POST.get("approved_before") or None,
+                # a checkbox: absent when unticked (the form shows it ticked)
+                "balance_yes_no": request.POST.get("balance_yes_no") == "on",
             }
         )
         try:

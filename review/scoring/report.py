@@ -44,7 +44,7 @@ class TaskRow:
     chance: float | None  # the random row; None for numbers and times
     chance_adjusted: float | None
     human: float | None = None
-    circular: float | None = None  # every rotation of an item right; None unless scored
+    circular: float | None = None  # every rotation of an item right; None: no rotation predicted
     scenes: int = 0
 
     @property
@@ -71,6 +71,7 @@ class ScoreReport:
     key_bias: dict[str, dict[str, float]] = field(default_factory=dict)
     log: list[ItemLog] = field(default_factory=list)
     scenes: int = 0
+    circular_overall: float | None = None  # mean of the tasks' circular scores; None: not scored
 
     @property
     def overall_se_note(self) -> str:
@@ -140,17 +141,23 @@ def _human(items: list[dict[str, Any]], human: dict[str, list[Any]]) -> dict[str
     return {t: _mean(v) for t, v in _by_task(items, values).items()}
 
 
-def _circular(items: list[dict[str, Any]], variants: list[dict[str, Any]], answers: dict[str, Any]) -> dict[str, float]:
-    """Per task, the share of items answered right in the original order and every rotation."""
-    right: dict[str, bool] = {i["id"]: item_value(i, extract(i, answers.get(i["id"]))) == 1.0 for i in items}
+def _circular(
+    items: list[dict[str, Any]], variants: list[dict[str, Any]], answers: dict[str, Any]
+) -> dict[str, float | None]:
+    """Per task, the mean over items of the item's worst score over its orderings: the original
+    and every rotation of its options (a choice counts only when right in every one). An item with
+    no rotations (numbers, times) has one ordering and keeps its score. Not scored (empty) when no
+    rotation was predicted at all; a missing rotation of a scored submission counts wrong."""
+    if not any(v["id"] in answers for v in variants):
+        return {}
+    worst: dict[str, float] = {i["id"]: item_value(i, extract(i, answers.get(i["id"]))) for i in items}
     for variant in variants:
-        ok = item_value(variant, extract(variant, answers.get(variant["id"]))) == 1.0
-        right[variant["circular_of"]] = right.get(variant["circular_of"], False) and ok
-    rotated = {v["circular_of"] for v in variants}
+        if variant["circular_of"] in worst:
+            value = item_value(variant, extract(variant, answers.get(variant["id"])))
+            worst[variant["circular_of"]] = min(worst[variant["circular_of"]], value)
     per_task: dict[str, list[float]] = defaultdict(list)
     for item in items:
-        if item["id"] in rotated:
-            per_task[item["task"]].append(1.0 if right[item["id"]] else 0.0)
+        per_task[item["task"]].append(worst[item["id"]])
     return {t: _mean(v) for t, v in per_task.items()}
 
 
@@ -219,6 +226,9 @@ def score(
         bias=_positions(items, read),
         key_bias=_positions(items, keys),
         log=logs,
+        circular_overall=_mean([row.circular for row in tasks.values() if row.circular is not None])
+        if circular
+        else None,
     )
 
 

@@ -31,6 +31,7 @@ def report_summary(report: ScoreReport) -> dict[str, Any]:
         "overall_se": report.overall_se,
         "overall_se_note": report.overall_se_note,
         "scenes": report.scenes,
+        "circular_overall": report.circular_overall,
         "n": report.n,
         "random_dimensions": report.random_dimensions,
         "random_overall": report.random_overall,

@@ -58,7 +58,11 @@ def leaderboard_page(request: HttpRequest, version: str) -> HttpResponse:
         {
             "release": release,
             "frozen": release.state == Release.State.FROZEN,
-            "rows": [{"submission": s, "cells": cells(s.report, "score")} for s in submissions],
+            "rows": [
+                # circular: None when no rotated prediction was submitted ("not scored", not 0 %)
+                {"submission": s, "cells": cells(s.report, "score"), "circular": s.report.get("circular_overall")}
+                for s in submissions
+            ],
             "random": {"overall": reference["random_overall"], "cells": cells(reference, "chance")}
             if reference
             else None,

@@ -20,6 +20,11 @@ def _se(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
+def _circ(value: float | None) -> str:
+    # None: no rotated prediction was submitted, which is not the same as every rotation wrong.
+    return "not scored" if value is None else f"{100 * value:.1f}%"
+
+
 class Command(BaseCommand):
     help = (
         "Score predictions (JSONL {'id', 'answer'} per line, or TSV with id/index and answer/prediction "
@@ -72,12 +77,12 @@ class Command(BaseCommand):
     def _print(self, version: str, report: ScoreReport) -> None:
         w = self.stdout.write
         w(f"Release {version}: {report.n} items")
-        w(f"{'task':<26}{'n':>6}{'score':>9}{'±SE':>7}{'random':>9}{'human':>9}{'adj.':>8}{'circ.':>8}")
+        w(f"{'task':<26}{'n':>6}{'score':>9}{'±SE':>7}{'random':>9}{'human':>9}{'adj.':>8}{'circular':>12}")
         for task, row in report.tasks.items():
             adjusted = "-" if row.chance_adjusted is None else f"{row.chance_adjusted:.2f}"
             w(
                 f"{task:<26}{row.n:>6}{_pct(row.score):>9}{_se(row.se):>7}{_pct(row.chance):>9}"
-                f"{_pct(row.human):>9}{adjusted:>8}{_pct(row.circular):>8}"
+                f"{_pct(row.human):>9}{adjusted:>8}{_circ(row.circular):>12}"
             )
         w("")
         w(f"{'dimension (mean of tasks)':<26}{'':>6}{'score':>9}{'':>7}{'random':>9}{'human':>9}")
@@ -88,6 +93,7 @@ class Command(BaseCommand):
             f"{'overall':<26}{report.n:>6}{_pct(report.overall):>9}{_se(report.overall_se):>7}"
             f"{_pct(report.random_overall):>9}{_pct(report.human_overall):>9}"
         )
+        w(f"circular (mean of tasks): {_circ(report.circular_overall)}")
         notes = [f"{task}: {row.se_note}" for task, row in report.tasks.items() if row.se is None]
         if report.overall_se is None:
             notes.append(f"overall: {report.overall_se_note}")

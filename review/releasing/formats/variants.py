@@ -1,8 +1,11 @@
 """Variants a model builder can ask for:
 
-- circular: every multiple-choice item again in each rotation of its options (`<id>#r<k>`,
-  `circular_of` names the original). An item counts right under circular evaluation only when
-  every rotation is answered right, which removes the credit a position bias earns by luck.
+- circular: every item with options again in each rotation of them (`<id>#r<k>`, `circular_of`
+  names the original, `rotation` is k). An item counts right under circular evaluation only when
+  every rotation is answered right, which removes the credit a position bias earns by luck. When
+  the options are letters naming candidates drawn on the image, a rotation letters the candidates
+  anew and shows images drawn with its own letters (`media/items/<id>/r<k>/`, drawn by the build),
+  so the letter a model reads on the picture is the letter of the option it means.
 - no_visual: question and options only, no media, to measure how much is answerable blind.
 """
 
@@ -11,28 +14,40 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from annotator.compiling.balance import rotation_order
+
+from .. import drawing
+from ..ordering import reorder_record
 from . import write_jsonl
+
+CIRCULAR_FIELDS = (
+    *("id", "circular_of", "rotation", "task", "dimension", "question", "options", "answer"),
+    *("answer_format", "scene", "media"),
+)
+
+
+def rotated(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The record in each rotation k >= 1 of its options, whole (provenance included, lettered
+    candidates lettered anew), with the media a model is shown in that rotation."""
+    options = list(record["options"])
+    if record["answer_format"] not in ("multiple_choice", "yes_no") or len(options) < 2:
+        return []
+    out = []
+    for k in range(1, len(options)):
+        variant = reorder_record(record, rotation_order(len(options), k))
+        variant.update(id=f"{record['id']}#r{k}", circular_of=record["id"], rotation=k)
+        if drawing.is_lettered(variant):
+            variant["media"] = {
+                **record["media"],
+                **drawing.lettered_paths(variant, drawing.item_folder(record["id"], k)),
+            }
+        out.append(variant)
+    return out
 
 
 def rotations(record: dict[str, Any]) -> list[dict[str, Any]]:
-    options = list(record["options"])
-    if record["answer_format"] != "multiple_choice" or len(options) < 2:
-        return []
-    return [
-        {
-            "id": f"{record['id']}#r{k}",
-            "circular_of": record["id"],
-            "task": record["task"],
-            "dimension": record["dimension"],
-            "question": record["question"],
-            "options": options[k:] + options[:k],
-            "answer": record["answer"],
-            "answer_format": record["answer_format"],
-            "scene": record["scene"],
-            "media": record["media"],
-        }
-        for k in range(1, len(options))
-    ]
+    """The rows of circular.jsonl for one record."""
+    return [{k: v[k] for k in CIRCULAR_FIELDS} for v in rotated(record)]
 
 
 def no_visual(record: dict[str, Any]) -> dict[str, Any]:

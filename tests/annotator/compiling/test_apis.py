@@ -213,9 +213,13 @@ def test_compile_all_makes_every_item_the_marks_allow_once_with_balanced_keys(an
     assert made[T.SPATIOTEMPORAL_ORDERING] == 1 and tally[T.SPATIOTEMPORAL_ORDERING]["refused"] == 19
     assert "never seen" in tally[T.TEMPORAL_GROUNDING]["refusals"][0]["reason"]
     assert "set the fact 'interaction' on the car" in tally[T.REGION_INTERACTION]["refusals"][0]["reason"]
-    # the keys are balanced: yes/no half and half, multiple-choice keys spread over the positions
+    # yes/no questions asked half each way whatever the facts (the keys follow the facts; the
+    # release balances them), multiple-choice keys spread over the positions
     items = Item.objects.filter(id__in=[it["id"] for it in body["items"]])
-    assert Counter(it.answer for it in items if it.task == T.TARGET_VISIBILITY) == Counter({"yes": 3, "no": 3})
+    seen = [it for it in items if it.task == T.TARGET_VISIBILITY]
+    assert Counter(it.provenance["polarity"] for it in seen) == Counter({"positive": 3, "negative": 3})
+    for it in seen:
+        assert (it.answer == "yes") == (it.provenance["visible"] == (it.provenance["polarity"] == "positive"))
     for task in (T.RELATIVE_DIRECTION, T.SCENE_ASSOCIATION):
         positions = Counter(it.provenance["key_position"] for it in items if it.task == task)
         assert max(positions.values()) == 1, task

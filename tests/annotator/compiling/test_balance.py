@@ -1,5 +1,5 @@
 """annotator.compiling.balance: answer keys spread over positions as evenly as the count allows,
-yes/no keys balanced by question polarity, deterministic and pure."""
+yes/no questions asked half each way independently of their facts, deterministic and pure."""
 
 from __future__ import annotations
 
@@ -11,7 +11,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotator.compiling.balance import balance, balanced_positions, with_answer, with_key_at
+from annotator.compiling.balance import (
+    assign_positions,
+    balance,
+    balanced_positions,
+    reorder,
+    with_answer,
+    with_key_at,
+)
 from annotator.compiling.qa import get_template
 from annotator.compiling.qa.base import CompiledItem
 from annotator.models import Item
@@ -79,13 +86,14 @@ def test_yes_no_items_carry_the_other_polarity() -> None:
 
 
 @pytest.mark.parametrize("visible", [True, False])
-def test_balance_makes_yes_and_no_even_by_polarity(visible: bool) -> None:
+def test_balance_asks_half_each_way_whatever_the_facts(visible: bool) -> None:
     # given 9 items that all have the same fact (a skewed set)
     items = [_yes_no(visible, s) for s in range(9)]
     out = balance(items, seed=11)
-    tally = Counter(it.answer for it in out)
-    # then the keys split 5/4 by asking some questions the other way round
-    assert sorted(tally.values()) == [4, 5]
+    # then the questions are asked 5/4 positive/negative, the split the seed alone decides
+    polarity = [it.provenance["polarity"] for it in out]
+    assert sorted(Counter(polarity).values()) == [4, 5]
+    assert polarity == [it.provenance["polarity"] for it in balance([_yes_no(not visible, s) for s in range(9)], 11)]
     for it in out:
         positive = it.provenance["polarity"] == "positive"
         assert it.answer == ("yes" if positive == visible else "no")
@@ -95,12 +103,33 @@ def test_balance_makes_yes_and_no_even_by_polarity(visible: bool) -> None:
         assert it.alternate is not None and it.alternate.question == it.provenance["alternate"]["question"]
 
 
-def test_items_without_an_alternate_keep_their_keys() -> None:
+def test_items_without_an_alternate_keep_their_wording() -> None:
     fixed = [CompiledItem("q?", ["yes", "no"], "yes", Item.AnswerFormat.YES_NO, {}) for _ in range(3)]
-    flexible = [_yes_no(True, s) for s in range(5)]
+    flexible = [_yes_no(True, s) for s in range(4)]
     out = balance([*fixed, *flexible], seed=2)
     assert [it.answer for it in out[:3]] == ["yes", "yes", "yes"]
-    assert Counter(it.answer for it in out) == {"yes": 4, "no": 4}
+    assert all(it.provenance.get("polarity") in ("positive", "negative") for it in out[3:])
+
+
+def test_assign_positions_keeps_what_fits_and_moves_the_rest() -> None:
+    # given 8 keys, 6 of them at A: two stay at A, the rest fill B, C, D
+    current = [0, 0, 0, 0, 0, 0, 1, 2]
+    out = assign_positions(current, 4, [f"{i}" for i in range(8)])
+    assert Counter(out) == {0: 2, 1: 2, 2: 2, 3: 2}
+    assert out[6:] == [1, 2] and out[:2] == [0, 0]  # kept where they were, in priority order
+    assert sum(a != b for a, b in zip(current, out, strict=True)) == 4  # the fewest moves
+    assert assign_positions(current, 4, [f"{i}" for i in range(8)]) == out
+
+
+def test_reorder_letters_candidates_anew() -> None:
+    candidates = [{"letter": x, "source": s} for x, s in zip("ABC", ["wrong", "truth", "wrong2"], strict=True)]
+    options, answer, moved = reorder(["A", "B", "C"], "B", candidates, [1, 2, 0])
+    assert options == ["A", "B", "C"] and answer == "A"
+    assert [(c["letter"], c["source"]) for c in moved or []] == [("A", "truth"), ("B", "wrong2"), ("C", "wrong")]
+    assert candidates[1]["letter"] == "B"  # the input is untouched
+    assert reorder(["x", "y", "z"], "y", None, [2, 0, 1])[:2] == (["z", "x", "y"], "y")
+    with pytest.raises(ValueError, match="not an order"):
+        reorder(["x", "y"], "y", None, [0, 0])
 
 
 def test_numbers_pass_through_and_mixed_formats_are_refused() -> None:

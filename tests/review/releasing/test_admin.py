@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 def test_admin_cannot_edit_or_delete_a_release_or_an_item(admin, client) -> None:
     item = ItemFactory(state=Item.State.APPROVED)
-    release = release_build(version="1.0", user=admin)
+    release = release_build(version="1.0", user=admin, balance_yes_no=False)  # one yes/no item
     admin.is_staff = admin.is_superuser = True  # as seed_demo makes the admin
     admin.save()
     client.force_login(admin)

@@ -13,7 +13,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def approved(annotator):  # type: ignore[no-untyped-def]
-    return [ItemFactory(state=Item.State.APPROVED, author=annotator) for _ in range(2)]
+    # one key each way: yes/no balancing holds nothing back
+    return [ItemFactory(state=Item.State.APPROVED, author=annotator, answer=a) for a in ("yes", "no")]
 
 
 def test_post_answers_202_and_the_job_freezes_it(

@@ -102,7 +102,15 @@ def test_filters_choose_the_items(approved, admin) -> None:
 def test_a_correction_is_a_new_version_with_a_changelog(approved, admin) -> None:
     # given release 1.0 / when another item is approved and 1.1 built
     first = release_build(version="1.0", user=admin)
-    extra = ItemFactory(state=Item.State.APPROVED, scene=approved[0].scene, author=approved[0].author)
+    extra = ItemFactory(
+        state=Item.State.APPROVED,
+        scene=approved[0].scene,
+        author=approved[0].author,
+        task=Item.Task.ZONE_COUNTING,
+        options=[],
+        answer="3",
+        answer_format=Item.AnswerFormat.NUMBER,
+    )
     second = release_build(version="1.1", user=admin)
 
     # then 1.1 names what changed since 1.0, and 1.0 is as it was

@@ -54,13 +54,15 @@ def test_score_prints_per_task_dimension_and_overall(release, tmp_path: Path) ->
     # then one line per task: n, score, SE, the random row, the human row (none here), chance-adjusted
     assert lines[0] == "Release 1.0: 4 items"
     rows = {line.split()[0]: line.split()[1:] for line in lines[1:] if line.strip()}
+    # (no rotated predictions were submitted: the circular column says so rather than 0 %)
     # (the items come from fewer scenes than a clustered SE needs: "-", and a line says why)
-    assert rows["target_visibility"] == ["2", "50.0%", "-", "50.0%", "-", "0.00", "-"]
-    assert rows["zone_counting"] == ["1", "100.0%", "-", "-", "-", "-", "-"]
-    assert rows["temporal_grounding"] == ["1", "100.0%", "-", "-", "-", "-", "-"]
+    assert rows["target_visibility"] == ["2", "50.0%", "-", "50.0%", "-", "0.00", "not", "scored"]
+    assert rows["zone_counting"] == ["1", "100.0%", "-", "-", "-", "-", "not", "scored"]
+    assert rows["temporal_grounding"] == ["1", "100.0%", "-", "-", "-", "-", "not", "scored"]
     [note] = [line for line in lines if line.startswith("±SE '-'")]
     assert "estimated from 5 scenes on" in note and "target_visibility: too few scenes (2) for an SE" in note
     assert "overall: too few scenes (4) for an SE" in note
+    assert "circular (mean of tasks): not scored" in lines
     # dimensions are means of their task scores, overall the mean of the three task scores
     assert rows["perception"] == ["75.0%", "-", "-"]
     assert rows["localization"] == ["100.0%", "-", "-"]

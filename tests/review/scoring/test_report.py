@@ -121,6 +121,31 @@ def test_circular_accuracy_needs_every_rotation_right() -> None:
     assert report.tasks["relative_direction"].circular == 0.0
 
 
+def test_circular_is_not_scored_without_rotated_predictions_and_keeps_numbers_as_they_are() -> None:
+    base = ITEMS[6]
+    rotated = [
+        {
+            **base,
+            "id": f"{base['id']}#r1",
+            "circular_of": base["id"],
+            "options": base["options"][1:] + base["options"][:1],
+        }
+    ]
+    ids = [*IDS, rotated[0]["id"]]
+    only_originals = predictions_by_id(
+        [{"id": "skm-000007", "answer": "east"}, {"id": "skm-000005", "answer": "10"}], ids
+    )
+    report = score(ITEMS, only_originals, variants=rotated)
+    # none of the rotations was predicted: not scored (None), which is not 0 %
+    assert {row.circular for row in report.tasks.values()} == {None} and report.circular_overall is None
+    # with the rotation predicted: scored on every task; a number has one ordering and keeps its score
+    both = predictions_by_id([*({"id": i, "answer": "east"} for i in ("skm-000007", "skm-000007#r1")),
+                              {"id": "skm-000005", "answer": "10"}], ids)  # fmt: skip
+    report = score(ITEMS, both, variants=rotated)
+    assert report.tasks["relative_direction"].circular == 1.0 and report.tasks["zone_counting"].circular == 1.0
+    assert report.tasks["target_visibility"].circular == 0.0  # not answered at all
+
+
 def test_choice_bias_of_predictions_and_of_the_key() -> None:
     report = score(ITEMS, _preds(dict.fromkeys(IDS[:4], "yes")))
     assert report.bias["2-option"]["p_mode"] == 1.0
