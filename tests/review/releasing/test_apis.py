@@ -31,6 +31,20 @@ def test_post_answers_202_and_the_job_freezes_it(
     assert any(f["path"] == "data/test.jsonl" for f in detail["manifest"]["files"])
 
 
+def test_yes_no_balancing_is_on_unless_the_request_turns_it_off(annotator, admin, api) -> None:  # type: ignore[no-untyped-def]
+    # given two approved items that both say yes
+    for _ in range(2):
+        ItemFactory(state=Item.State.APPROVED, author=annotator, answer="yes")
+    client = api(admin)
+    # when released with balancing (the default) / then all would be held back: 400 on the field
+    refused = client.post("/api/releases/", {"version": "1.0"}, format="json")
+    assert refused.status_code == 400 and "held back to balance yes and no" in refused.json()["balance_yes_no"][0]
+    # and without it both are released, and the filters say so
+    response = client.post("/api/releases/", {"version": "1.0", "balance_yes_no": False}, format="json")
+    assert response.status_code == 202
+    assert (response.json()["item_count"], response.json()["filters"]["balance_yes_no"]) == (2, False)
+
+
 def test_a_second_build_of_the_same_version_is_409(approved, admin, api) -> None:
     client = api(admin)
     assert client.post("/api/releases/", {"version": "1.0"}, format="json").status_code == 202

@@ -158,7 +158,7 @@ def skewed_yes_no(annotator: Any) -> list[Item]:
 
 
 def test_yes_no_keys_are_balanced_with_wording_independent_of_the_key(
-    skewed_yes_no: list[Item], admin: Any, media_root: Path
+    skewed_yes_no: list[Item], admin: Any, media_root: Path, client: Any
 ) -> None:
     facts = Counter((i.task, fact_of({"answer": i.answer, "provenance": i.provenance})) for i in skewed_yes_no)
     assert facts == {(T.TARGET_VISIBILITY, True): 7, (T.TARGET_VISIBILITY, False): 3,
@@ -197,6 +197,9 @@ def test_yes_no_keys_are_balanced_with_wording_independent_of_the_key(
     assert release.filters["balance_yes_no"] is True
     page = (root_of(release, media_root) / "datasheet" / "index.html").read_text()
     assert all(h["id"] in page for h in held)
+    client.force_login(admin)
+    listing = client.get("/releases/").content.decode()
+    assert "8 held back for yes/no balance" in listing and all(h["id"] in listing for h in held)
     # and the blind answers follow the wording: right before, right now (one question was turned round)
     human = {h["id"]: h["answer"] for h in records_of(release, media_root, "human_answers.jsonl")}
     released = {r["id"]: r for r in records}
