@@ -3,7 +3,8 @@
 Per task, over every released item whatever batch or single compile made it:
 
 - multiple choice: the key's position as even as the count allows (each position's count differs
-  by at most one), by reordering options in the release's record. An item keeps its compiled order
+  by at most one) in the whole release, in its test split and in its tiny split, by reordering
+  options in the release's record. An item keeps its compiled order
   when its position has room. Lettered candidates are lettered anew, and the build draws their
   images again with the new letters (drawing.py).
 - yes/no: the question is asked the positive or the negative way independently of its fact (the
@@ -19,7 +20,8 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,20 +56,35 @@ def reorder_record(record: dict[str, Any], order: list[int]) -> dict[str, Any]:
     return out
 
 
+def _stratum(record: dict[str, Any]) -> int:
+    """Tiny first, then the rest of test, then train (records not placed yet are one stratum)."""
+    return 0 if record.get("tiny") else 1 if record.get("split") == "test" else 2
+
+
 def _balance_choices(records: list[dict[str, Any]]) -> None:
+    """Per task, stratum by stratum: each stratum's positions even, and the one-more positions of
+    each chosen where the strata so far have fewest keys, so tiny, test and the whole release are
+    each even (counts differ by at most one)."""
     groups: dict[tuple[str, int], list[int]] = defaultdict(list)
     for i, r in enumerate(records):
         if r["answer_format"] == "multiple_choice" and r["answer"] in r["options"]:
             groups[(r["task"], len(r["options"]))].append(i)
     for (task, n), members in sorted(groups.items()):
-        current = [records[i]["options"].index(records[i]["answer"]) for i in members]
-        wanted = assign_positions(current, n, [priority(records[i]["id"], f"position|{task}") for i in members])
-        for i, was, now in zip(members, current, wanted, strict=True):
-            order = list(range(n))
-            order[was], order[now] = order[now], order[was]
-            record = reorder_record(records[i], order) if now != was else records[i]
-            record["provenance"]["release"] = {"order": order, "key_position": now, "compiled_key_position": was}
-            records[i] = record
+        so_far = [0] * n
+        for stratum in sorted({_stratum(records[i]) for i in members}):
+            part = [i for i in members if _stratum(records[i]) == stratum]
+            current = [records[i]["options"].index(records[i]["answer"]) for i in part]
+            held = Counter(current)
+            extras = sorted(range(n), key=lambda p: (so_far[p], -held[p], p))
+            prio = [priority(records[i]["id"], f"position|{task}") for i in part]
+            wanted = assign_positions(current, n, prio, extras=extras)
+            for i, was, now in zip(part, current, wanted, strict=True):
+                so_far[now] += 1
+                order = list(range(n))
+                order[was], order[now] = order[now], order[was]
+                record = reorder_record(records[i], order) if now != was else records[i]
+                record["provenance"]["release"] = {"order": order, "key_position": now, "compiled_key_position": was}
+                records[i] = record
 
 
 def fact_of(record: dict[str, Any]) -> bool:
@@ -126,13 +143,18 @@ def _word(task: str, members: list[int], records: list[dict[str, Any]], out: Bal
             records[i] = record
 
 
-def balance_release(records: list[dict[str, Any]], *, balance_yes_no: bool = True) -> Balanced:
-    """The records as released: multiple-choice keys spread per task, yes/no wording chosen per task
-    independently of the facts and (with `balance_yes_no`) the majority fact's surplus held back.
-    The input records are untouched."""
+def balance_release(
+    records: list[dict[str, Any]],
+    *,
+    balance_yes_no: bool = True,
+    place: Callable[[list[dict[str, Any]]], None] | None = None,
+) -> Balanced:
+    """The records as released: yes/no wording chosen per task independently of the facts and (with
+    `balance_yes_no`) the majority fact's surplus held back; then `place` (which sets each kept
+    record's "split" and "tiny", as the freeze does) and multiple-choice keys spread per task, in
+    tiny, test and overall alike. The input records are untouched."""
     work = [copy.deepcopy(r) for r in records]
     out = Balanced(records=[])
-    _balance_choices(work)
     tasks: dict[str, list[int]] = defaultdict(list)
     for i, r in enumerate(work):
         if r["answer_format"] == "yes_no" and r["answer"] in ("yes", "no"):
@@ -143,6 +165,9 @@ def balance_release(records: list[dict[str, Any]], *, balance_yes_no: bool = Tru
         kept -= set(members) - set(released)
         _word(task, released, work, out)
     out.records = [r for i, r in enumerate(work) if i in kept]
+    if place is not None:
+        place(out.records)
+    _balance_choices(out.records)
     return out
 
 

@@ -79,11 +79,11 @@ def _place(records: list[dict[str, Any]]) -> None:
 
 
 def _balance(inputs: ReleaseInputs, *, balance_yes_no: bool) -> tuple[list[dict[str, Any]], dict[str, str]]:
-    """Apply the freeze's balance (ordering.py) to the inputs in place: records reordered or
-    reworded, held-back items out (with their blind answers and model-view files), blind answers to
+    """Apply the freeze's balance (ordering.py) to the inputs in place: records placed in splits,
+    reordered or reworded, held-back items out (with their blind answers and model-view files), blind answers to
     reworded questions read the new way, lettered images to draw taken off the copy list. Returns
     what was held back and the satellite images lettered candidates are drawn on."""
-    result = ordering.balance_release(inputs.records, balance_yes_no=balance_yes_no)
+    result = ordering.balance_release(inputs.records, balance_yes_no=balance_yes_no, place=_place)
     item_of = dict(zip((r["id"] for r in inputs.records), inputs.item_ids, strict=True))
     held = {h["id"] for h in result.held_back}
     for path in [p for p in inputs.media if p.startswith("media/items/")]:
@@ -148,7 +148,6 @@ def release_create(
                 "approve items of the other answer, or release without yes/no balancing"
             }
         )
-    _place(inputs.records)
     parent = Release.objects.filter(state=Release.State.FROZEN).order_by("-frozen_at", "-id").first()
     rejections: dict[str, int] = {}
     released_scenes = Item.objects.filter(id__in=inputs.item_ids).values("scene_id")

@@ -238,3 +238,23 @@ def test_balance_release_is_pure_and_the_same_for_the_same_records() -> None:
     assert [r["answer"] for r in records] == ["w"] * 9 and all(r["options"][3] == "w" for r in records)
     assert sorted(Counter(r["options"].index("w") for r in out.records).values()) == [2, 2, 2, 3]
     assert balance_release(records).records == out.records
+
+
+def test_keys_are_even_in_tiny_in_test_and_overall() -> None:
+    # given 9 tiny test items, 6 more test items and 11 train items, every key at D
+    records = [_record(f"skm-{i:06d}", "occlusion_attribution", ["a", "b", "c", "d"], "d") for i in range(26)]
+
+    def place(rows: list[dict[str, Any]]) -> None:
+        for i, r in enumerate(rows):
+            r["split"], r["tiny"] = ("test" if i < 15 else "train"), i < 9
+
+    out = balance_release(records, place=place).records
+
+    # then each of tiny, test and the whole release has its keys as even as its count allows
+    def spread(rows: list[dict[str, Any]]) -> list[int]:
+        tally = Counter(r["options"].index(r["answer"]) for r in rows)
+        return sorted(tally.get(p, 0) for p in range(4))
+
+    assert spread([r for r in out if r["tiny"]]) == [2, 2, 2, 3]
+    assert spread([r for r in out if r["split"] == "test"]) == [3, 4, 4, 4]
+    assert spread(out) == [6, 6, 7, 7]
