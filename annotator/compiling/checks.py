@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from annotator.compiling.catalog import TASK_DIMENSION
-from annotator.compiling.modelview import PREVIEW_OPTION_SIDE, PREVIEW_SIDE, draw_images, image_name, view_plan
+from annotator.compiling.modelview import PREVIEW_OPTION_SIDE, PREVIEW_SIDE, model_view_draw, view_plan
 from annotator.compiling.qa import get_template
 from annotator.compiling.services import compile_marks, marks_for_item
 from annotator.models import Item, SatelliteImage
-from annotator.storage import local_copy
 
 
 def _need_text(template: Any) -> list[str]:
@@ -66,9 +65,9 @@ def item_preview(*, user: Any, task: str, mark_ids: list[int], seed: int | None 
                              "satellite_image": m.satellite_image_id} for m in marks], **item.provenance}  # fmt: skip
     plan = view_plan(provenance)
     image = SatelliteImage.objects.get(id=marks[0].satellite_image_id)
-    with tempfile.TemporaryDirectory(prefix="skymark-preview-") as tmp, local_copy(image_name(image)) as src:
-        view, options = draw_images(
-            plan, src, Path(tmp), side=PREVIEW_SIDE, option_side=PREVIEW_OPTION_SIDE, on_progress=lambda f: None
+    with tempfile.TemporaryDirectory(prefix="skymark-preview-") as tmp:
+        view, options = model_view_draw(
+            provenance=provenance, image=image, out=Path(tmp), side=PREVIEW_SIDE, option_side=PREVIEW_OPTION_SIDE
         )
         drawn = {"image": _data_url(view), "options": [{"option": o, "image": _data_url(p)} for o, p in options]}
     return {

@@ -25,12 +25,10 @@ from .errors import TemplateError
 from .spatial import XY, centroid, iou
 from .tracks import (
     Track,
-    mean_speed,
     mirrored_track,
     reversed_track,
     rotated_track,
     shifted_track,
-    time_warped_track,
     track_distance,
 )
 
@@ -44,13 +42,13 @@ POINT_EDGE_MARGIN = 0.04
 # Scene Association: a wrong region overlaps the true one, and every other option, by less than
 # this intersection over union, so no option is half right.
 REGION_MAX_IOU = 0.10
-# Trajectory Matching: a wrong track is at least this discrete Fréchet distance from the true one
-# and from every other option: this share of the true track's extent (its bounding-box diagonal),
-# and never under the floor in pixels, so tiny tracks still differ visibly.
+# Trajectory Matching: a wrong track's route is at least this discrete Fréchet distance from the
+# true one and from every other option's: this share of the true track's extent (its bounding-box
+# diagonal), and never under the floor in pixels, so tiny tracks still differ visibly. Routes are
+# compared without their clocks: the question asks which route, so a track along the true path at
+# another pace (a time warp) would be a second right answer in the images.
 TRACK_MIN_FRECHET_SHARE = 0.25
 TRACK_MIN_FRECHET_PX = 8.0
-# Time warps u -> u**gamma of the true track's clock (same path, other pace).
-TIME_WARP_GAMMAS = (0.25, 4.0)
 # Random placements tried before giving up with a message.
 MAX_TRIES = 400
 
@@ -197,8 +195,6 @@ def track_threshold(truth: Track) -> float:
 
 def _transforms(truth: Track, rng: random.Random) -> list[tuple[Track, str]]:
     pool = [(reversed_track(truth), "reversed"), (mirrored_track(truth), "mirrored")]
-    if mean_speed(truth) is not None:
-        pool += [(time_warped_track(truth, g), f"time-warped (gamma {g})") for g in TIME_WARP_GAMMAS]
     rng.shuffle(pool)
     return pool
 
@@ -221,20 +217,19 @@ def track_candidates(
     rng: random.Random,
     count: int = 3,
 ) -> tuple[list[Candidate], float]:
-    """`count` wrong tracks whose vertices and segments lie in the image's valid area, each at least
-    track_threshold(truth) in discrete Fréchet distance from the truth and the others (with time as
-    a third axis when timed): other targets' tracks first, then the truth reversed, mirrored,
-    time-warped, shifted or rotated. Returns them and the threshold used."""
+    """`count` wrong tracks whose vertices and segments lie in the image's valid area, each a route
+    at least track_threshold(truth) in discrete Fréchet distance from the truth's and the others':
+    other targets' tracks first, then the truth reversed, mirrored, shifted or rotated (never the
+    same path on another clock). Returns them and the threshold used."""
     key_on_data(area, LineString(truth.points), "trajectory")
     threshold = track_threshold(truth)
-    scale = mean_speed(truth)
     taken = [truth]
     out: list[Candidate] = []
 
     def take(track: Track, source: str) -> None:
         if len(out) >= count or not area.covers(LineString(track.points)):
             return
-        gaps = [track_distance(track, other, time_scale=scale) for other in taken]
+        gaps = [track_distance(track, other) for other in taken]
         if min(gaps) >= threshold:
             taken.append(track)
             geometry = {**track.geometry(), "vertex_times": list(track.times or [])}

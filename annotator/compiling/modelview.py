@@ -2,8 +2,10 @@
 compiling stays quick) and stored through Django's storage.
 
 - the satellite image at full extent with the marks the question names drawn and named as it names
-  them (Template.shown_roles, recorded in provenance["shown"]) and the lettered candidates A-D;
-- one image per lettered option (Scene Association regions, trajectories, candidate points);
+  them (Template.shown_roles, recorded in provenance["shown"]); with lettered candidates A-D, the
+  candidate sheet: the image cut to the candidates with a margin, inside the image's valid-data area;
+- one image per lettered option (Scene Association regions, trajectories, candidate points), each
+  the same cut as the sheet with its one candidate drawn;
 - the video, or for an item about a time interval (provenance "segment_s" / "interval_s") that
   segment cut with ffmpeg.
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -27,7 +29,7 @@ from django.utils import timezone
 import media_tools
 from annotator.models import ModelView, SatelliteImage
 from annotator.storage import delete_quietly, local_copy, store_path
-from media_tools.imagery import Shape, draw_option, draw_view
+from media_tools.imagery import Shape, candidates_box, draw_option, draw_view
 from media_tools.imagery.modelview import MAX_VIEW_SIDE, OPTION_MAX_SIDE
 from media_tools.video import cut_segment
 
@@ -79,19 +81,77 @@ def image_name(image: SatelliteImage) -> str:
     return str(image.display.name if image.display else image.file.name)
 
 
+def relettered(provenance: Mapping[str, Any], order: Sequence[int]) -> dict[str, Any]:
+    """The provenance with its lettered candidates in another order: `order[i]` is the index, in
+    provenance["candidates"], of the candidate shown as the i-th letter (A, B, ...). Only what is
+    drawn changes; the key and options are the caller's to permute alike."""
+    candidates = list(provenance.get("candidates") or [])
+    if sorted(order) != list(range(len(candidates))):
+        raise ValueError(f"order {list(order)} is not a permutation of the {len(candidates)} candidates")
+    letters = [c["letter"] for c in candidates]
+    moved = [{**candidates[j], "letter": letters[i]} for i, j in enumerate(order)]
+    return {**provenance, "candidates": moved}
+
+
+def lettered_crop(plan: Plan, image: SatelliteImage) -> tuple[int, int, int, int] | None:
+    """Where the candidate sheet and the option images are cut: the candidates with a margin, inside
+    the bounding box of the image's valid-data area (stored by the valid_area job, or traced when
+    the template placed the candidates). None without lettered candidates: the view shows it all."""
+    if not plan.options:
+        return None
+    within = None
+    if image.valid_area:
+        from shapely.geometry import shape as to_shape
+
+        valid = to_shape(image.valid_area)
+        if not valid.is_empty:
+            x0, y0, x1, y1 = (float(v) for v in valid.bounds)
+            within = (x0, y0, x1, y1)
+    return candidates_box([s.geometry for _, s, _ in plan.options], image.width, image.height, within=within)
+
+
 def draw_images(
-    plan: Plan, src: Path, out: Path, *, side: int, option_side: int, on_progress: Callable[[float], None]
+    plan: Plan,
+    src: Path,
+    out: Path,
+    *,
+    crop: tuple[int, int, int, int] | None,
+    side: int,
+    option_side: int,
+    on_progress: Callable[[float], None],
 ) -> tuple[Path, list[tuple[str, Path]]]:
-    """Draw the view and the option images of `plan` from the local image `src` into `out`."""
+    """Draw the view and the option images of `plan` from the local image `src` into `out`, each cut
+    to `crop` when given (lettered_crop)."""
+    limit = settings.SKYMARK_MAX_IMAGE_PIXELS
     view = out / "view.jpg"
-    draw_view(src, view, plan.shapes, max_side=side, max_pixels=settings.SKYMARK_MAX_IMAGE_PIXELS)
+    draw_view(src, view, plan.shapes, crop=crop, max_side=side, max_pixels=limit)
     options = []
     for n, (option, shape, colour) in enumerate(plan.options, 1):
         path = out / f"option-{option}.jpg"
-        draw_option(src, path, shape, colour=colour, max_side=option_side, max_pixels=settings.SKYMARK_MAX_IMAGE_PIXELS)
+        draw_option(src, path, shape, colour=colour, crop=crop, max_side=option_side, max_pixels=limit)
         options.append((option, path))
         on_progress(0.1 + 0.4 * n / len(plan.options))
     return view, options
+
+
+def model_view_draw(
+    *,
+    provenance: Mapping[str, Any],
+    image: SatelliteImage,
+    out: Path,
+    order: Sequence[int] | None = None,
+    side: int = MAX_VIEW_SIDE,
+    option_side: int = OPTION_MAX_SIDE,
+    on_progress: Callable[[float], None] = lambda fraction: None,
+) -> tuple[Path, list[tuple[str, Path]]]:
+    """The view (view.jpg) and one image per lettered option (option-<letter>.jpg) of an item with
+    this provenance, drawn into the folder `out` from the satellite image (read through storage).
+    `order` re-letters the candidates first (relettered); the cut is the same for every order.
+    Returns the view's path and (letter, path) per option, in letter order. Writes nothing else."""
+    plan = view_plan(relettered(provenance, order) if order is not None else provenance)
+    crop = lettered_crop(plan, image)
+    with local_copy(image_name(image)) as src:
+        return draw_images(plan, src, out, crop=crop, side=side, option_side=option_side, on_progress=on_progress)
 
 
 # ---- the job ---------------------------------------------------------------------------------
@@ -161,10 +221,7 @@ def _render(view: ModelView, report: Callable[[float], None]) -> dict[str, Any]:
     stored: list[str] = []
     with tempfile.TemporaryDirectory(prefix="skymark-view-") as tmp:
         out = Path(tmp)
-        with local_copy(image_name(image)) as src:
-            drawn, options = draw_images(
-                plan, src, out, side=MAX_VIEW_SIDE, option_side=OPTION_MAX_SIDE, on_progress=report
-            )
+        drawn, options = model_view_draw(provenance=view.item.provenance, image=image, out=out, on_progress=report)
         report(0.5)
         cut = _cut(view, plan, out)
         report(0.9)

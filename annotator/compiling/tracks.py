@@ -119,18 +119,11 @@ def discrete_frechet(p: Sequence[Sequence[float]], q: Sequence[Sequence[float]])
     return prev[-1]
 
 
-def track_distance(a: Track, b: Track, *, time_scale: float | None = None) -> float:
-    """Discrete Fréchet distance between two tracks in pixels. When both are timed and a
-    `time_scale` (px per second, the true track's mean speed) is given, time is a third axis, so a
-    track along the same road at a different pace or moment is a different track."""
-    ra, rb = resample(a), resample(b)
-
-    def coords(t: Track) -> list[tuple[float, ...]]:
-        if time_scale is None or a.times is None or b.times is None or t.times is None:
-            return list(t.points)
-        return [(x, y, s * time_scale) for (x, y), s in zip(t.points, t.times, strict=True)]
-
-    return discrete_frechet(coords(ra), coords(rb))
+def track_distance(a: Track, b: Track) -> float:
+    """Discrete Fréchet distance between two tracks' routes, in pixels: where they go, in which
+    direction, whatever their clocks. Two tracks on one path at another pace are the same route, so
+    a route question can never use one as a wrong option."""
+    return discrete_frechet(resample(a).points, resample(b).points)
 
 
 def mean_speed(track: Track) -> float | None:
@@ -180,16 +173,3 @@ def rotated_track(track: Track, angle_deg: float) -> Track:
         tuple((cx + (x - cx) * c - (y - cy) * s, cy + (x - cx) * s + (y - cy) * c) for x, y in track.points),
         track.times,
     )
-
-
-def time_warped_track(track: Track, gamma: float, samples: int = 16) -> Track:
-    """The same path on another clock: u -> u**gamma over the track's span, so with gamma > 1 the
-    target dawdles first and hurries later (gamma < 1 the reverse). The path is first given
-    `samples` evenly spaced vertices, since a warp shows only between vertices (a two-vertex track
-    would keep its clock). Untimed tracks stay as they are."""
-    if not track.times or track.times[-1] <= track.times[0]:
-        return track
-    dense = resample(track, samples)
-    assert dense.times is not None
-    t0, total = track.times[0], track.times[-1] - track.times[0]
-    return Track(dense.points, tuple(t0 + total * ((t - t0) / total) ** gamma for t in dense.times))

@@ -1,5 +1,8 @@
-"""The satellite side of an item as a model is given it: the whole image with shapes drawn on it and
-named as the question names them, and one cropped image per lettered option.
+"""The satellite side of an item as a model is given it: the image with shapes drawn on it and
+named as the question names them, and one cropped image per lettered option. An item with lettered
+candidates shows one cut of the image for its sheet and every option image alike: the candidates'
+bounding box with a margin, kept inside the image's data (candidates_box), so no option is told
+apart by where it was cut and no picture is half black border.
 
 Paths and numbers in, files out (JPEG). Shapes are in the image's pixels (x right, y down) as marks
 store them: Point, LineString, Polygon, or Ellipse {center, radii, rotation in degrees}. Each shape
@@ -23,6 +26,8 @@ from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 from media_tools.errors import MediaError
 
 XY = tuple[float, float]
+Box = tuple[float, float, float, float]  # left, top, right, bottom
+IntBox = tuple[int, int, int, int]
 # Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
 PALETTE = ((230, 159, 0), (86, 180, 233), (0, 158, 115), (240, 228, 66), (204, 121, 167), (213, 94, 0), (0, 114, 178))
 HALO = (20, 20, 20)
@@ -34,6 +39,10 @@ MAX_VIEW_SIDE = 4096
 OPTION_CONTEXT = 0.6
 OPTION_MIN_SIDE = 160
 OPTION_MAX_SIDE = 768
+# The cut around lettered candidates: this share of their bounding box's longer side on every side,
+# at least CANDIDATE_MARGIN_PX, so a candidate on the box's edge still shows its surroundings.
+CANDIDATE_MARGIN = 0.12
+CANDIDATE_MARGIN_PX = 16
 JPEG_QUALITY = 90
 PACE_FRACTIONS = (0.25, 0.5, 0.75)
 
@@ -52,6 +61,8 @@ class Drawn:
     width: int
     height: int
     scale: float
+    # Where the picture's top-left corner is in the image's pixels (a cut starts inside the image).
+    origin: tuple[int, int] = (0, 0)
 
 
 def _open(src: Path, max_pixels: int) -> Image.Image:
@@ -124,9 +135,6 @@ class _Pen:
         self.dot = max(4, round(side / 140))
         self.font_size = max(12, round(side / 32))
         self.font = ImageFont.load_default(size=self.font_size)
-
-
-Box = tuple[float, float, float, float]
 
 
 def _overlaps(a: Box, b: Box) -> bool:
@@ -268,17 +276,59 @@ def _draw_all(im: Image.Image, shapes: Sequence[Shape], s: float, colours: Seque
         _tag(draw, pen, at, sh.name, PALETTE[c % len(PALETTE)], (im.width, im.height), taken)
 
 
+def candidates_box(
+    geometries: Sequence[Mapping[str, Any]], width: int, height: int, *, within: Box | None = None
+) -> IntBox:
+    """The cut that shows every candidate: their joint bounding box grown by a margin on each side
+    (CANDIDATE_MARGIN of its longer side, at least CANDIDATE_MARGIN_PX), then kept inside `within`
+    (the bounding box of the image's data, so a black or transparent border is not shown) and the
+    image. The same for any order of the candidates."""
+    boxes = [bounds(g) for g in geometries]
+    if not boxes:
+        raise ValueError("no candidates to cut around")
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    margin = max(CANDIDATE_MARGIN * max(x1 - x0, y1 - y0), CANDIDATE_MARGIN_PX)
+    lo_x, lo_y, hi_x, hi_y = within if within is not None else (0.0, 0.0, float(width), float(height))
+    # The data's box, inside the image, but never narrower than the candidates themselves.
+    lo_x, lo_y = max(0.0, min(lo_x, x0)), max(0.0, min(lo_y, y0))
+    hi_x, hi_y = min(float(width), max(hi_x, x1)), min(float(height), max(hi_y, y1))
+    left, top = max(lo_x, x0 - margin), max(lo_y, y0 - margin)
+    right, bottom = min(hi_x, x1 + margin), min(hi_y, y1 + margin)
+    # Inward rounding: a cut never takes a column or row outside the data's box.
+    box = (math.ceil(left), math.ceil(top), math.floor(right), math.floor(bottom))
+    if box[2] <= box[0] or box[3] <= box[1]:
+        return 0, 0, width, height
+    return box
+
+
+def _cut(im: Image.Image, crop: IntBox | None, shapes: Sequence[Shape]) -> tuple[Image.Image, list[Shape], IntBox]:
+    """The picture cut to `crop` (the whole of it when None), and the shapes moved with it."""
+    if crop is None:
+        return im, list(shapes), (0, 0, im.width, im.height)
+    left, top, right, bottom = crop
+    moved = [Shape(_shifted(sh.geometry, -left, -top), sh.name, sh.times) for sh in shapes]
+    return im.crop((left, top, right, bottom)), moved, crop
+
+
 def draw_view(
-    src: Path, dst: Path, shapes: Sequence[Shape], *, max_side: int = MAX_VIEW_SIDE, max_pixels: int = 400_000_000
+    src: Path,
+    dst: Path,
+    shapes: Sequence[Shape],
+    *,
+    crop: IntBox | None = None,
+    max_side: int = MAX_VIEW_SIDE,
+    max_pixels: int = 400_000_000,
 ) -> Drawn:
-    """The whole image with every shape drawn and named, scaled down when a side is over `max_side`."""
-    im = _open(src, max_pixels)
+    """The image (or the `crop` of it: left, top, right, bottom in its pixels) with every shape drawn
+    and named, scaled down when a side is over `max_side`."""
+    im, shapes, (left, top, _, _) = _cut(_open(src, max_pixels), crop, shapes)
     s = min(1.0, max_side / max(im.width, im.height))
     if s < 1.0:
         im = im.resize((max(1, round(im.width * s)), max(1, round(im.height * s))), Image.Resampling.LANCZOS)
     _draw_all(im, shapes, s, range(len(shapes)))
     _save(im, dst)
-    return Drawn(im.width, im.height, s)
+    return Drawn(im.width, im.height, s, (left, top))
 
 
 def crop_box(geometry: Mapping[str, Any], width: int, height: int) -> tuple[int, int, int, int]:
@@ -300,20 +350,20 @@ def draw_option(
     shape: Shape,
     *,
     colour: int = 0,
+    crop: IntBox | None = None,
     max_side: int = OPTION_MAX_SIDE,
     max_pixels: int = 400_000_000,
 ) -> Drawn:
-    """One option as its own picture: the image around the shape, the shape drawn and named."""
+    """One option as its own picture: the `crop` of the image (for lettered candidates, the same
+    candidates_box for all), or without one the image around the shape; the shape drawn and named."""
     im = _open(src, max_pixels)
-    left, top, right, bottom = crop_box(shape.geometry, im.width, im.height)
-    im = im.crop((left, top, right, bottom))
+    im, [moved], (left, top, _, _) = _cut(im, crop or crop_box(shape.geometry, im.width, im.height), [shape])
     s = min(1.0, max_side / max(im.width, im.height))
     if s < 1.0:
         im = im.resize((max(1, round(im.width * s)), max(1, round(im.height * s))), Image.Resampling.LANCZOS)
-    moved = Shape(_shifted(shape.geometry, -left, -top), shape.name, shape.times)
     _draw_all(im, [moved], s, [colour])
     _save(im, dst)
-    return Drawn(im.width, im.height, s)
+    return Drawn(im.width, im.height, s, (left, top))
 
 
 def _shifted(geometry: Mapping[str, Any], dx: float, dy: float) -> dict[str, Any]:

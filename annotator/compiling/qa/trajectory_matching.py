@@ -1,7 +1,8 @@
 """Trajectory Matching (Localization, 4 options): which of four tracks drawn on the satellite image
 is the path a target takes in the video? The wrong tracks are other targets' trajectories and the
-true one reversed, mirrored, time-warped, shifted or rotated, each at least a discrete Fréchet
-distance (distractors.track_threshold) from the truth and from each other."""
+true one reversed, mirrored, shifted or rotated, each a route at least a discrete Fréchet distance
+(distractors.track_threshold) from the truth's and from each other's. No wrong track follows the
+true path at another pace: the question asks for the route, and such a track would be one too."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import random
 from annotator.compiling.area import image_area
 from annotator.compiling.distractors import TRACK_MIN_FRECHET_PX, TRACK_MIN_FRECHET_SHARE, Candidate, track_candidates
 from annotator.compiling.errors import TemplateError
-from annotator.compiling.tracks import COMPARE_SAMPLES, Track, mean_speed, track_of
+from annotator.compiling.tracks import COMPARE_SAMPLES, Track, track_of
 from annotator.models import Item, Mark
 
 from .base import CompiledItem, Need, Roles, Template, register
@@ -23,13 +24,16 @@ POLYLINE = (Mark.Kind.POLYLINE,)
 @register
 class TrajectoryMatching(Template):
     task = Item.Task.TRAJECTORY_MATCHING
-    name = "trajectory_matching.v1"
+    name = "trajectory_matching.v2"
     answer_format = Item.AnswerFormat.MULTIPLE_CHOICE
     needs = (
-        Need("track", POLYLINE, "the target's trajectory (a polyline; vertex times make time-warped decoys possible)"),
+        Need("track", POLYLINE, "the target's trajectory (a polyline, with vertex times or an interval)"),
         Need("decoys", POLYLINE, "optionally up to 3 other targets' trajectories as wrong options", (0, 3)),
     )
-    derives = "The target's trajectory is the key; decoys are other tracks and transformations of it."
+    derives = (
+        "The target's trajectory is the key; decoys are other tracks and transformations of it whose routes differ "
+        "from it by at least the stated discrete Fréchet distance."
+    )
     phrasings = (
         "Which of the trajectories A-D on the satellite image does the {target} follow in the drone video between "
         "{start} and {end}?",
@@ -61,7 +65,6 @@ class TrajectoryMatching(Template):
         wrong, threshold = track_candidates(truth, decoys, area=area, rng=rng)
         wording, question = self.phrase(rng, target=name, start=seconds(start), end=seconds(end))
         geometry = {**truth.geometry(), "vertex_times": list(truth.times or [])}
-        speed = mean_speed(truth)
         return lettered_item(
             question=question,
             truth=Candidate(geometry, "truth", {"frechet_to_truth": 0.0}),
@@ -76,7 +79,7 @@ class TrajectoryMatching(Template):
                     "min_frechet_share": TRACK_MIN_FRECHET_SHARE,
                     "min_frechet_floor_px": TRACK_MIN_FRECHET_PX,
                     "samples": COMPARE_SAMPLES,
-                    "time_scale_px_per_s": None if speed is None else round(speed, 3),
+                    "compared": "route (x, y; the clock is not compared)",
                     "decoy_marks": [m.id for m in roles.all("decoys")],
                     **area.provenance(),
                 },

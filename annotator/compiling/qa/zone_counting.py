@@ -56,7 +56,7 @@ def _marked(n: int, klass: str) -> str:
 @register
 class ZoneCounting(Template):
     task = Item.Task.ZONE_COUNTING
-    name = "zone_counting.v1"
+    name = "zone_counting.v2"
     answer_format = Item.AnswerFormat.NUMBER
     needs = (
         Need("region", REGION_KINDS, "a region (polygon) whose start time is the time of the count",

@@ -19,6 +19,7 @@ from shapely.geometry import shape
 from annotator.intake.manifest import read_manifest
 from annotator.intake.services import scene_import
 from annotator.models import Item, ModelView, Scene
+from media_tools.imagery import candidates_box
 from tests.annotator.compiling.builders import candidate_shape
 
 pytestmark = pytest.mark.django_db
@@ -130,16 +131,26 @@ def test_items_of_all_twelve_tasks_from_marks_on_the_demo_scene(
     assert items[T.SPATIOTEMPORAL_ORDERING]["answer"] == "the roundabout, then the building, then the tree"
     assert items[T.RELATIVE_DIRECTION]["answer"] == "north" and "true north" in items[T.RELATIVE_DIRECTION]["question"]
     assert items[T.REGION_INTERACTION]["answer"] == "it goes into the roundabout"
-    # and every model view is rendered: the whole image, the options drawn, the segments cut
+    # and every model view is rendered: the whole image (for lettered candidates, their part of the
+    # orthophoto's data), the options drawn, the segments cut
     image = saro.satellite_images.get()
     for task, item in items.items():
         view = item["model_view"]
         assert view["state"] == "succeeded", (task, view["error"])
         assert client.get(view["image_url"]).status_code == 200
         row = ModelView.objects.get(item_id=item["id"])
-        with default_storage.open(row.image.name) as fh, Image.open(fh) as im:
-            assert im.size == (image.width, image.height)
         lettered = task in (T.SCENE_ASSOCIATION, T.EVENT_GEOLOCALIZATION, T.TRAJECTORY_MATCHING)
+        size: tuple[int, int] = (image.width, image.height)
+        if lettered:
+            image.refresh_from_db()
+            geometries = [c["geometry"] for c in row.item.provenance["candidates"]]
+            x0, y0, x1, y1 = candidates_box(
+                geometries, image.width, image.height, within=shape(image.valid_area).bounds
+            )
+            size = (x1 - x0, y1 - y0)
+            assert size[0] < image.width and size[1] < image.height
+        with default_storage.open(row.image.name) as fh, Image.open(fh) as im:
+            assert im.size == size, task
         assert [o["option"] for o in view["options"]] == (item["options"] if lettered else [])
     # and every option, the key included, lies on the orthophoto's data, traced when first needed (the
     # scene was processed without the valid-area job) and stored

@@ -50,21 +50,27 @@ def _truth(item) -> dict:  # type: ignore[no-untyped-def]
     return item.provenance["candidates"][item.options.index(item.answer)]
 
 
-def test_trajectory_options_are_frechet_far_from_the_true_track() -> None:
+@pytest.mark.parametrize("seed", range(12))
+def test_every_trajectory_decoy_is_another_route_never_a_time_warp(seed: int) -> None:
+    # given a timed track (a time warp of it would be possible)
     bus = track([(20, 20), (90, 30), (150, 80)], [1.0, 3.0, 6.0], label="bus")
-    item = compile_item(T.TRAJECTORY_MATCHING, [bus], seed=4)
+    item = compile_item(T.TRAJECTORY_MATCHING, [bus], seed=seed)
     truth = _truth(item)
     assert truth["source"] == "truth" and truth["geometry"]["coordinates"] == bus.geometry["coordinates"]
     tracks = [
         Track(tuple(map(tuple, c["geometry"]["coordinates"])), tuple(c["geometry"]["vertex_times"]) or None)
         for c in item.provenance["candidates"]
     ]
-    limit = track_threshold(tracks[item.options.index(item.answer)])
+    key = tracks[item.options.index(item.answer)]
+    limit = track_threshold(key)
     assert item.provenance["distractors"]["min_frechet_px"] == round(limit, 1)
-    scale = item.provenance["distractors"]["time_scale_px_per_s"]
-    assert all(
-        track_distance(a, b, time_scale=scale) >= limit - 0.5 for i, a in enumerate(tracks) for b in tracks[i + 1 :]
-    )
+    # then every decoy's route is at least the threshold (discrete Fréchet, no clock) from the key's
+    # and from each other's (the record keeps 0.1 px), and none follows the key's path
+    decoys = [t for t in tracks if t is not key]
+    assert len(decoys) == 3 and all(track_distance(key, d) >= limit - 0.5 for d in decoys)
+    assert all(track_distance(a, b) >= limit - 0.5 for i, a in enumerate(decoys) for b in decoys[i + 1 :])
+    assert not any("time" in c["source"] for c in item.provenance["candidates"])
+    assert not any(d.points == key.points for d in decoys)
     assert "bus" in item.question and "1.0 s" in item.question and "6.0 s" in item.question
 
 

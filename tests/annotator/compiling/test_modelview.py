@@ -3,18 +3,25 @@ and who may fetch its files."""
 
 from __future__ import annotations
 
+import math
+from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from django.core.files.storage import default_storage
 from PIL import Image
 
 from annotator.compiling.lifecycle import item_submit
-from annotator.compiling.modelview import model_view_render, view_plan
+from annotator.compiling.modelview import model_view_draw, model_view_render, relettered, view_plan
 from annotator.compiling.services import item_compile
-from annotator.models import Item, ModelView
+from annotator.models import Item, ModelView, SatelliteImage
+from annotator.processing.valid_area import satellite_image_valid_area_update
+from media_tools.imagery import candidates_box
+from media_tools.imagery.modelview import CANDIDATE_MARGIN, CANDIDATE_MARGIN_PX, bounds
 from tests.annotator.compiling.test_compile_each_task import CASES, Marks
+from tests.factories import MarkFactory, SatelliteImageFactory, SceneFactory
 from tests.media_tools.test_probe import probed
 
 pytestmark = pytest.mark.django_db
@@ -72,16 +79,99 @@ def test_compiling_queues_the_view_and_the_job_stores_image_options_and_segment(
     # given a Scene Association item compiled (the job runs on commit)
     item = _compiled(annotator, T.SCENE_ASSOCIATION, django_capture_on_commit_callbacks)
     view = item.model_view
-    # then the view is rendered: the whole image, one image per option, the 0.5-1.5 s segment
+    # then the view is rendered: the candidates' part of the image, one image per option of that
+    # same part, the 0.5-1.5 s segment
     assert (view.state, view.progress, view.error) == ("succeeded", 100, "")
-    with default_storage.open(view.image.name) as fh, Image.open(fh) as im:
-        assert im.size == (200, 100)
+    left, top, right, bottom = _candidates_cut(item)
     assert [o["option"] for o in view.option_images] == ["A", "B", "C", "D"]
-    assert all(default_storage.exists(o["file"]) for o in view.option_images)
+    for name in [view.image.name, *(o["file"] for o in view.option_images)]:
+        with default_storage.open(name) as fh, Image.open(fh) as im:
+            assert im.size == (right - left, bottom - top)
     assert (view.segment_start_s, view.segment_end_s) == (0.5, 1.5)
     assert probed(Path(default_storage.path(view.video.name))).frame_count == 10
     # and rendering again changes nothing (the job is idempotent)
     assert model_view_render(view_id=view.id) is False
+
+
+def _candidates_cut(item: Item) -> tuple[int, int, int, int]:
+    geometries = [c["geometry"] for c in item.provenance["candidates"]]
+    return candidates_box(geometries, item.scene.satellite_images.get().width, item.scene.satellite_images.get().height)
+
+
+def _half_black_image(width: int, height: int) -> SatelliteImage:
+    """Data (a mid green) on the left half, black on the right half: the valid_area job's outline."""
+    pixels = np.zeros((height, width, 3), np.uint8)
+    pixels[:, : width // 2] = (90, 120, 60)
+    out = BytesIO()
+    Image.fromarray(pixels).save(out, format="PNG")
+    image = SatelliteImageFactory(width=width, height=height, content=out.getvalue())
+    satellite_image_valid_area_update(image_id=image.id)
+    image.refresh_from_db()
+    return image
+
+
+@pytest.mark.parametrize("task", [T.TRAJECTORY_MATCHING, T.EVENT_GEOLOCALIZATION])
+def test_option_images_are_the_candidates_with_a_margin_on_the_image_data(
+    annotator: Any, celery_eager: None, django_capture_on_commit_callbacks: Any, task: str
+) -> None:
+    # given a lettered item on a 600 x 300 image whose right half is black, its key in the data
+    image = _half_black_image(600, 300)
+    scene = SceneFactory(satellite_images=[image], annotators=[annotator])
+    if task == T.TRAJECTORY_MATCHING:
+        geometry = {"type": "LineString", "coordinates": [[60, 60], [150, 120], [200, 230]]}
+        fields: dict[str, Any] = {"kind": "polyline", "vertex_times": [0.0, 1.0, 2.0], "time_end": 2.0}
+    else:
+        geometry = {"type": "Point", "coordinates": [120, 150]}
+        fields = {"kind": "point", "facts": {"event": "the car turns"}, "time_end": None}
+    mark = MarkFactory(scene=scene, author=annotator, geometry=geometry, label="car", **{"facts": {}, **fields})
+    with django_capture_on_commit_callbacks(execute=True):
+        item = item_compile(user=annotator, task=task, mark_ids=[mark.id], seed=2)
+    view = ModelView.objects.get(item=item)
+    assert view.state == "succeeded", view.error
+    # then the sheet and every option image are the candidates' bounding box with its margin ...
+    xs, ys = [], []
+    for c in item.provenance["candidates"]:
+        x0, y0, x1, y1 = bounds(c["geometry"])
+        xs += [x0, x1]
+        ys += [y0, y1]
+    margin = max(CANDIDATE_MARGIN * max(max(xs) - min(xs), max(ys) - min(ys)), CANDIDATE_MARGIN_PX)
+    left, top = max(0, math.ceil(min(xs) - margin)), max(0, math.ceil(min(ys) - margin))
+    right, bottom = min(300, math.floor(max(xs) + margin)), min(300, math.floor(max(ys) + margin))
+    assert right - left < 600 / 2 + 1 and bottom - top < 300 + 1
+    for name in [view.image.name, *(o["file"] for o in view.option_images)]:
+        with default_storage.open(name) as fh, Image.open(fh) as im:
+            assert im.size == (right - left, bottom - top), name
+            pixels = np.asarray(im.convert("RGB")).astype(int)
+        # ... on the image's data only: no column of black border (the data's columns are green)
+        column_medians = np.median(pixels.max(axis=2), axis=0)
+        assert column_medians.min() > 60, name
+    # and every candidate lies in it, the black half left out (the data ends at x = 300)
+    assert max(xs) <= right <= 300 and min(xs) >= left
+
+
+def test_the_drawing_function_reletters_candidates_in_any_order_with_the_same_cut(
+    annotator: Any, tmp_path: Path
+) -> None:
+    # given a Trajectory Matching item
+    marks, _ = CASES[T.TRAJECTORY_MATCHING][0](Marks(annotator))
+    item = item_compile(user=annotator, task=T.TRAJECTORY_MATCHING, mark_ids=[m.id for m in marks], seed=3)
+    image = marks[0].satellite_image
+    # when it is drawn in its own order and with the candidates reversed
+    first, second = tmp_path / "own", tmp_path / "reversed"
+    first.mkdir()
+    second.mkdir()
+    view, options = model_view_draw(provenance=item.provenance, image=image, out=first)
+    again, moved = model_view_draw(provenance=item.provenance, image=image, out=second, order=[3, 2, 1, 0])
+    # then both have the same letters and size, and option A of the second is option D of the first
+    assert [o for o, _ in options] == [o for o, _ in moved] == ["A", "B", "C", "D"]
+    sizes = {Image.open(p).size for p in [view, again, *(p for _, p in options), *(p for _, p in moved)]}
+    assert len(sizes) == 1
+    relettered_plan = view_plan(relettered(item.provenance, [3, 2, 1, 0]))
+    plan = view_plan(item.provenance)
+    assert relettered_plan.options[0][1].geometry == plan.options[3][1].geometry
+    assert relettered_plan.options[0][0] == "A"
+    with pytest.raises(ValueError):
+        relettered(item.provenance, [0, 0, 1, 2])
 
 
 def test_an_item_about_the_whole_video_stores_no_copy_of_it(

@@ -18,7 +18,6 @@ from annotator.compiling.tracks import (
     resample,
     reversed_track,
     rotated_track,
-    time_warped_track,
     timed_track_of,
     track_distance,
     track_of,
@@ -111,16 +110,12 @@ def test_transformations() -> None:
     assert [c for p in mirrored.points for c in p] == pytest.approx([0, 0, 6, 8, 20, 10])
     turned = rotated_track(Track(((0.0, 0.0), (10.0, 0.0))), 90)
     assert [c for p in turned.points for c in p] == pytest.approx([5, -5, 5, 5])
-    # a time warp gives the path 16 vertices (a warp shows only between vertices) on the u**2 clock
-    warped = time_warped_track(Track(((0.0, 0.0), (30.0, 0.0)), (0.0, 3.0)), 2.0)
-    assert [x for x, _ in warped.points] == pytest.approx([2.0 * k for k in range(16)])
-    assert warped.times == pytest.approx([3.0 * (k / 15) ** 2 for k in range(16)])
 
 
-def test_space_time_distance_tells_a_time_warp_apart() -> None:
-    # given the same path on another clock
+def test_the_distance_compares_routes_not_clocks() -> None:
+    # given the same path on another clock, and the same path the other way
     truth = Track(((0.0, 0.0), (50.0, 0.0), (100.0, 0.0)), (0.0, 5.0, 10.0))
-    warped = time_warped_track(truth, 3.0)
-    # then in space alone it is the same track, in space-time (10 px/s) it is far off
-    assert track_distance(truth, warped) == pytest.approx(0.0, abs=1e-9)
-    assert track_distance(truth, warped, time_scale=10.0) > 20.0
+    other_pace = Track(truth.points, (0.0, 9.0, 10.0))
+    # then the first is the same route (distance 0), the second is the route's length away
+    assert track_distance(truth, other_pace) == pytest.approx(0.0, abs=1e-9)
+    assert track_distance(truth, reversed_track(truth)) == pytest.approx(100.0)

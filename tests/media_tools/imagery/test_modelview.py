@@ -3,6 +3,7 @@ where it is and named, and each image option cut out around its shape."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -10,8 +11,15 @@ import pytest
 from PIL import Image
 
 from media_tools import MediaError
-from media_tools.imagery import Shape, draw_option, draw_view
-from media_tools.imagery.modelview import PALETTE, crop_box, offset_line, pace_points
+from media_tools.imagery import Shape, candidates_box, draw_option, draw_view
+from media_tools.imagery.modelview import (
+    CANDIDATE_MARGIN,
+    CANDIDATE_MARGIN_PX,
+    PALETTE,
+    crop_box,
+    offset_line,
+    pace_points,
+)
 
 GREY = 90
 
@@ -115,6 +123,37 @@ def test_an_option_is_the_image_around_its_shape(tmp_path: Path) -> None:
     assert (drawn.width, drawn.height) == (right - left, bottom - top)
     # and the region is drawn at its place in the crop
     assert _near(_pixels(tmp_path / "A.jpg")[400 - top, 900 - left], PALETTE[0])
+
+
+def test_candidates_are_cut_with_a_margin_inside_the_data_whatever_their_order(tmp_path: Path) -> None:
+    # given a 600 x 300 image whose right half is black, and three candidates on the data near its edge
+    src = tmp_path / "half.png"
+    pixels = np.zeros((300, 600, 3), np.uint8)
+    pixels[:, :300] = (90, 120, 60)
+    Image.fromarray(pixels).save(src)
+    candidates = [
+        {"type": "Point", "coordinates": [100, 100]},
+        {"type": "LineString", "coordinates": [[150, 80], [290, 200]]},
+        _box(120, 150, 200, 220),
+    ]
+    # when they are cut out, with the data's bounding box as the limit
+    cut = candidates_box(candidates, 600, 300, within=(0, 0, 300, 300))
+    # then the cut is their box (100..290 x 80..220) grown by the margin, but never past the data
+    margin = max(CANDIDATE_MARGIN * 190, CANDIDATE_MARGIN_PX)
+    assert cut == (math.ceil(100 - margin), math.ceil(80 - margin), 300, math.floor(220 + margin))
+    assert candidates_box(candidates[::-1], 600, 300, within=(0, 0, 300, 300)) == cut
+    # and each option image is that cut, with no black border in it
+    for i, geometry in enumerate(candidates):
+        drawn = draw_option(src, tmp_path / f"{i}.jpg", Shape(geometry, "ABC"[i]), crop=cut)
+        assert (drawn.width, drawn.height, drawn.origin) == (cut[2] - cut[0], cut[3] - cut[1], cut[:2])
+        columns = np.median(_pixels(tmp_path / f"{i}.jpg").max(axis=2), axis=0)
+        assert columns.min() > 60
+    # and the sheet, cut alike, shows each candidate where it lies in the cut
+    view = draw_view(src, tmp_path / "view.jpg", [Shape(g, "ABC"[i]) for i, g in enumerate(candidates)], crop=cut)
+    assert (view.width, view.height) == (cut[2] - cut[0], cut[3] - cut[1])
+    assert _near(_pixels(tmp_path / "view.jpg")[100 - cut[1], 100 - cut[0]], PALETTE[0])
+    # without a limit the margin may reach into the black half
+    assert candidates_box(candidates, 600, 300)[2] == math.floor(290 + margin)
 
 
 def test_an_option_of_a_long_track_shows_all_of_it(tmp_path: Path) -> None:
