@@ -52,8 +52,9 @@ def bar_chart(
     return mark_safe("".join(parts))  # noqa: S308 - every text above is escaped
 
 
-def interval_chart(rows: Sequence[tuple[str, float, float, float]], *, title: str = "") -> SafeString:
-    """A point with its interval per row, (label, value, low, high), all in [0, 1]."""
+def interval_chart(rows: Sequence[tuple[str, float, float | None, float | None]], *, title: str = "") -> SafeString:
+    """A point with its interval per row, (label, value, low, high), all in [0, 1]; a row without
+    an interval (too few scenes) shows the point alone."""
     width = LABEL_WIDTH + BAR_WIDTH + VALUE_WIDTH + 110  # room for "99.9 [99.9, 100.0]"
     height = max(1, len(rows)) * ROW_HEIGHT + 6
     parts = [
@@ -64,11 +65,14 @@ def interval_chart(rows: Sequence[tuple[str, float, float, float]], *, title: st
     ]
     for i, (label, value, low, high) in enumerate(rows):
         y = i * ROW_HEIGHT + 4 + ROW_HEIGHT / 2
-        x0, x1, xv = (LABEL_WIDTH + max(0.0, min(1.0, v)) * BAR_WIDTH for v in (low, high, value))
+        xv = LABEL_WIDTH + max(0.0, min(1.0, value)) * BAR_WIDTH
         parts.append(f'<text x="{LABEL_WIDTH - 6}" y="{y + 4}" text-anchor="end">{escape(label[:28])}</text>')
-        parts.append(f'<line x1="{x0:.1f}" y1="{y}" x2="{x1:.1f}" y2="{y}" stroke="#4c84e0" stroke-width="2"/>')
+        if low is not None and high is not None:
+            x0, x1 = (LABEL_WIDTH + max(0.0, min(1.0, v)) * BAR_WIDTH for v in (low, high))
+            parts.append(f'<line x1="{x0:.1f}" y1="{y}" x2="{x1:.1f}" y2="{y}" stroke="#4c84e0" stroke-width="2"/>')
         parts.append(f'<circle class="bar" cx="{xv:.1f}" cy="{y}" r="4"/>')
-        text = f"{value * 100:.1f} [{low * 100:.1f}, {high * 100:.1f}]"
+        span = f"[{low * 100:.1f}, {high * 100:.1f}]" if low is not None and high is not None else "(too few scenes)"
+        text = f"{value * 100:.1f} {span}"
         parts.append(f'<text x="{LABEL_WIDTH + BAR_WIDTH + 6}" y="{y + 4}">{escape(text)}</text>')
     parts.append("</svg>")
     return mark_safe("".join(parts))  # noqa: S308 - every text above is escaped

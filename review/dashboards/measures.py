@@ -4,6 +4,7 @@ of review.quality (statsmodels, krippendorff, scene-clustered bootstrap)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from decimal import Decimal
 from itertools import combinations
 from typing import Any
 
@@ -25,6 +26,8 @@ def _answer_label(answer: str, fmt: str, options: list[Any]) -> str:
     """A blind answer as a category: the option, or the number read from it, so "12" and "12.0"
     agree."""
     value = extract({"answer_format": fmt, "options": options}, answer).value
+    if isinstance(value, Decimal):  # numbers are read as decimals: 12.0 and 12 are one value
+        value = value.normalize()
     return str(value) if value is not None else answer.strip().lower()
 
 
@@ -124,7 +127,7 @@ def baseline_report(*, seed: int = 0) -> dict[str, Any]:
 
     def table(estimates: dict[str, Any], order: list[str], names: dict[str, str]) -> list[dict[str, Any]]:
         return [
-            {"name": names.get(k, k), "value": e.value, "low": e.low, "high": e.high, "n": e.n}
+            {"name": names.get(k, k), "value": e.value, "low": e.low, "high": e.high, "n": e.n, "note": e.note}
             for k in [*order, "overall"]
             if (e := estimates.get(k)) is not None
         ]

@@ -1,16 +1,22 @@
 """The human baseline: reviewers' blind answers scored against the final keys with the benchmark's
 own metrics and averaging, with a bootstrap confidence interval that resamples scenes (items cut
-from one video are not independent, so resampling items would make the interval too narrow)."""
+from one video are not independent, so resampling items would make the interval too narrow).
+
+Each interval is of the statistic it is reported with: a task's score is the mean of its items, a
+dimension's the mean of its task scores, overall the mean of all task scores, and every bootstrap
+draw computes exactly that on the resampled scenes (resampling the pooled item mean instead gave
+Localization 88.9 % an interval of [90.0, 92.9]). A draw that misses one of the tasks a statistic
+averages is left out of that statistic's interval (it would average other tasks). With fewer
+scenes than MIN_CLUSTERS no interval is given: `note` says so."""
 
 from __future__ import annotations
 
-import random
-from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from review.scoring.extraction import extract
-from review.scoring.metrics import item_value
+from review.scoring.metrics import MIN_CLUSTERS, item_value
 
 BOOTSTRAP_ROUNDS = 1000
 CONFIDENCE = 0.95
@@ -19,9 +25,14 @@ CONFIDENCE = 0.95
 @dataclass(frozen=True)
 class Estimate:
     value: float
-    low: float
-    high: float
+    low: float | None  # None: too few scenes for an interval
+    high: float | None
     n: int
+    scenes: int = 0
+
+    @property
+    def note(self) -> str:
+        return "" if self.low is not None else f"too few scenes ({self.scenes}) for an interval"
 
 
 def item_scores(items: list[dict[str, Any]], answers: dict[str, list[Any]]) -> dict[str, float]:
@@ -34,13 +45,8 @@ def item_scores(items: list[dict[str, Any]], answers: dict[str, list[Any]]) -> d
     return out
 
 
-def _macro(items: list[dict[str, Any]], scores: dict[str, float], key: str) -> float:
-    groups: dict[str, list[float]] = defaultdict(list)
-    for item in items:
-        if item["id"] in scores:
-            groups[item[key]].append(scores[item["id"]])
-    means = [sum(v) / len(v) for v in groups.values() if v]
-    return sum(means) / len(means) if means else 0.0
+def _scene(item: dict[str, Any]) -> str:
+    return str(item.get("scene", item["id"]))
 
 
 def human_baseline(
@@ -49,35 +55,57 @@ def human_baseline(
     """Per task (or dimension) and "overall" (the mean of task scores): estimate and interval."""
     scores = item_scores(items, answers)
     scored = [i for i in items if i["id"] in scores]
-    by_scene: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for item in scored:
-        by_scene[str(item.get("scene", item["id"]))].append(item)
-    scenes = sorted(by_scene)
-    rng = random.Random(seed)
+    if not scored:
+        return {}
+    tasks = sorted({i["task"] for i in scored})
     names = sorted({i[group] for i in scored})
-    draws: dict[str, list[float]] = defaultdict(list)
-    for _ in range(BOOTSTRAP_ROUNDS if len(scenes) > 1 else 0):
-        sample = [item for s in (rng.choice(scenes) for _ in scenes) for item in by_scene[s]]
-        # resampled items may repeat, so give each draw its own ids
-        sample = [{**item, "id": f"{item['id']}~{k}"} for k, item in enumerate(sample)]
-        sample_scores = {s["id"]: scores[s["id"].rsplit("~", 1)[0]] for s in sample}
-        for name in names:
-            part = [s for s in sample if s[group] == name]
-            if part:
-                draws[name].append(sum(sample_scores[s["id"]] for s in part) / len(part))
-        draws["overall"].append(_macro(sample, sample_scores, "task"))
+    members = {name: [i for i in scored if i[group] == name] for name in names}
+    members["overall"] = scored
+    # the tasks each statistic averages (a task: itself)
+    averaged = {name: sorted({i["task"] for i in part}) for name, part in members.items()}
+    draws = _task_means(scored, scores, tasks, seed)
     out = {}
-    for name in [*names, "overall"]:
-        members = scored if name == "overall" else [i for i in scored if i[group] == name]
-        value = _macro(members, scores, "task")
-        low, high = _interval(draws.get(name, []), value)
-        out[name] = Estimate(value=value, low=low, high=high, n=len(members))
+    for name, part in members.items():
+        task_means = {t: _mean([scores[i["id"]] for i in part if i["task"] == t]) for t in averaged[name]}
+        value = _mean(list(task_means.values()))
+        scenes = len({_scene(i) for i in part})
+        columns = [tasks.index(t) for t in averaged[name]]
+        low, high = _interval(draws, columns) if scenes >= MIN_CLUSTERS else (None, None)
+        out[name] = Estimate(value=value, low=low, high=high, n=len(part), scenes=scenes)
     return out
 
 
-def _interval(values: list[float], point: float) -> tuple[float, float]:
-    if not values:
-        return point, point
-    ordered = sorted(values)
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _task_means(scored: list[dict[str, Any]], scores: dict[str, float], tasks: list[str], seed: int) -> Any:
+    """BOOTSTRAP_ROUNDS x tasks: each task's mean score over scenes drawn with replacement (NaN where
+    a draw has none of its items)."""
+    import numpy as np
+
+    scenes = sorted({_scene(i) for i in scored})
+    sums = np.zeros((len(scenes), len(tasks)))
+    counts = np.zeros((len(scenes), len(tasks)))
+    for item in scored:
+        s, t = scenes.index(_scene(item)), tasks.index(item["task"])
+        sums[s, t] += scores[item["id"]]
+        counts[s, t] += 1
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(scenes), size=(BOOTSTRAP_ROUNDS, len(scenes)))
+    weights = np.stack([np.bincount(row, minlength=len(scenes)) for row in picks]).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (weights @ sums) / (weights @ counts)
+
+
+def _interval(draws: Any, columns: list[int]) -> tuple[float | None, float | None]:
+    """Percentile interval of the mean of these task columns over the draws that have them all."""
+    import numpy as np
+
+    stat = draws[:, columns].mean(axis=1)
+    stat = stat[~np.isnan(stat)]
+    if stat.size == 0:
+        return None, None
     tail = (1 - CONFIDENCE) / 2
-    return ordered[int(tail * (len(ordered) - 1))], ordered[int((1 - tail) * (len(ordered) - 1))]
+    low, high = np.quantile(stat, [tail, 1 - tail])
+    return float(low), float(high)

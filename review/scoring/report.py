@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from .extraction import extract
@@ -87,7 +88,9 @@ def _logs(items: list[dict[str, Any]], answers: dict[str, Any]) -> list[ItemLog]
     for item in items:
         reply = answers.get(item["id"])
         found = extract(item, reply)
-        logs.append(ItemLog(item["id"], item["task"], reply, found.value, found.rule, item_value(item, found)))
+        # a number is read as a Decimal (exact); the log keeps it as a JSON number
+        read = float(found.value) if isinstance(found.value, Decimal) else found.value
+        logs.append(ItemLog(item["id"], item["task"], reply, read, found.rule, item_value(item, found)))
     return logs
 
 

@@ -125,7 +125,7 @@ def test_tsv_predictions_answer_forms_and_the_log(release, tmp_path: Path) -> No
     read = [json.loads(line) for line in log.read_text().splitlines()]
     assert [(r["read"], r["rule"]) for r in read] == [
         ("yes", "letter"),
-        ("no", "stated option text"),
+        ("no", "stated answer"),
         (7.0, "number words"),
         (4.0, "clock time"),
     ]
@@ -144,7 +144,7 @@ def test_unreadable_duplicate_and_unknown_ids_are_listed(release, tmp_path: Path
     )
     lines = _score("1.0", str(path))
     assert "unreadable answers: 1 (counted wrong):" in lines
-    assert f"  {yes}: 'perhaps' (no option, letter or option text found)" in lines
+    assert f"  {yes}: 'perhaps' (no yes or no found)" in lines
     assert f"duplicate ids: 1 (the first answer counts), e.g. {yes}" in lines
     assert "unknown ids: 1 (not in this release, ignored), e.g. skm-999999" in lines
 

@@ -52,7 +52,7 @@ def _boundary_cases() -> list[tuple[str, str, float]]:
     one a hair below (it passes) and one a hair above (it fails), on a truth of 20 whose errors
     are the steps 1, 2, ... 10 of 20 that binary floats cannot hold exactly."""
     cases = []
-    for k, theta in enumerate(MRA_THRESHOLDS):
+    for k in range(len(MRA_THRESHOLDS)):
         passing_below = k  # thresholds 0.50 .. theta - 0.05 pass when the error is exactly 1 - theta
         error = 20 - (10 + k)  # |pred - 20| = 20 * (1 - theta): 10, 9, ... 1
         for pred in (20 + error, 20 - error):
@@ -90,7 +90,7 @@ def test_mra_of_21_for_20_is_09() -> None:
         ("1:05", "65", 0.0),  # not a number: extraction reads clock times, the metric does not
     ],
 )
-def test_acc_at_1s_exactly_at_just_below_and_just_above_the_second(pred: object, truth: object, expected: float) -> None:
+def test_acc_at_1s_at_just_below_and_just_above_one_second(pred: object, truth: object, expected: float) -> None:
     assert acc_at_1s(pred, truth) == expected  # type: ignore[arg-type]
 
 

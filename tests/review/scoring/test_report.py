@@ -69,9 +69,7 @@ def test_unreadable_duplicate_and_unknown_answers_are_reported() -> None:
     records = [{"id": "skm-000001", "answer": "maybe"}, {"id": "skm-000001", "answer": "yes"},
                {"id": "skm-999999", "answer": "yes"}]  # fmt: skip
     report = score(ITEMS, predictions_by_id(records, IDS))
-    assert [(log.id, log.rule) for log in report.unparseable] == [
-        ("skm-000001", "no option, letter or option text found")
-    ]
+    assert [(log.id, log.rule) for log in report.unparseable] == [("skm-000001", "no yes or no found")]
     assert report.tasks["target_visibility"].score == 0.0  # the first answer counts, and it is unreadable
     assert report.duplicates == ["skm-000001"] and report.unknown == ["skm-999999"]
 
@@ -80,8 +78,8 @@ def test_task_se_is_clustered_by_scene() -> None:
     # given ten yes/no items in five scenes, both right in s1 and s2, both wrong in s3, one of two in s4, s5
     items = [_item(100 + k, "target_visibility", "perception", "yes", YN, f"s{k // 2 + 1}") for k in range(10)]
     right = [True, True, True, True, False, False, True, False, True, False]
-    preds = predictions_by_id([{"id": i["id"], "answer": "yes" if r else "no"} for i, r in zip(items, right)],
-                              [i["id"] for i in items])  # fmt: skip
+    records = [{"id": i["id"], "answer": "yes" if r else "no"} for i, r in zip(items, right, strict=True)]
+    preds = predictions_by_id(records, [i["id"] for i in items])
     row = score(items, preds).tasks["target_visibility"]
     # mean 0.6; scene sums of (x - 0.6) / 10: 0.08, 0.08, -0.12, -0.02, -0.02; times G / (G - 1) = 5/4
     assert row.score == pytest.approx(0.6) and row.scenes == 5
