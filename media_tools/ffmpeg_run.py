@@ -9,6 +9,7 @@ left out, whichever command failed.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 from collections import deque
@@ -189,7 +190,12 @@ def run(
             "(the file may be damaged, or too long for the time allowed)"
         )
     if child.returncode != 0:
-        raise FfmpegError(source, failure_reason(source, child.log.text(), failed))
+        reason = failure_reason(source, child.log.text(), failed)
+        # ffmpeg names its outputs with their folders too ("/srv/.../proxy.mp4: No such file or directory").
+        folders = {str(Path(arg).parent) + os.sep for arg in args[1:] if arg.startswith(os.sep)}
+        for folder in sorted(folders, key=len, reverse=True):  # the deepest first: one may hold another
+            reason = reason.replace(folder, "")
+        raise FfmpegError(source, reason)
     return out
 
 
@@ -203,6 +209,8 @@ class _Child:
         self.returncode: int | None = None
         self._timed_out = threading.Event()
         self._timer = threading.Timer(timeout_s, self._stop) if timeout_s is not None else None
+        if self._timer:
+            self._timer.daemon = True
         self._drain: threading.Thread | None = None
 
     @property

@@ -10,8 +10,9 @@ from pathlib import Path
 import ffmpeg
 import pytest
 
-from media_tools import MediaError
+from media_tools import MediaError, extract_frame, keyframes, make_proxy, probe_video
 from media_tools.ffmpeg_run import FfmpegError, probe, run
+from media_tools.video import cut_segment
 from tests.factories import tiny_video
 
 
@@ -80,7 +81,12 @@ def test_an_unknown_failure_keeps_ffmpegs_last_line_without_the_folder(tmp_path:
     with pytest.raises(FfmpegError) as err:
         run(bad_option.global_args("-nostdin", "-loglevel", "error"), source=src, failed="reading failed")
     assert str(err.value) == "clip.mp4: reading failed (Unknown encoder 'no-such-codec')"
-    assert str(tmp_path) not in str(err.value)
+
+    # and an output ffmpeg cannot write is named without its folder either
+    unwritable = ffmpeg.input(str(src)).output(str(tmp_path / "no-such-folder" / "out.mp4"), **{"frames:v": 1})
+    with pytest.raises(FfmpegError) as err:
+        run(unwritable.global_args("-nostdin", "-loglevel", "error"), source=src, failed="writing failed")
+    assert str(err.value) == "clip.mp4: writing failed (out.mp4: No such file or directory)"
 
 
 def test_ffmpeg_is_stopped_at_the_time_limit(tmp_path: Path) -> None:
@@ -100,6 +106,41 @@ def test_ffmpeg_is_stopped_at_the_time_limit(tmp_path: Path) -> None:
     )
     # and no ffmpeg is left running on it
     assert _running_with(str(tmp_path)) == []
+
+
+COMMANDS = {
+    "keyframes": lambda src, out, t: keyframes(src, out / "kf", fps=1.0, timeout_s=t),
+    "extract_frame": lambda src, out, t: extract_frame(src, out / "frame.jpg", time_s=0.5, timeout_s=t),
+    "make_proxy": lambda src, out, t: make_proxy(src, out / "proxy.mp4", info=probe_video(src), timeout_s=t),
+    "cut_segment": lambda src, out, t: cut_segment(
+        src, out / "seg.mp4", info=probe_video(src), start_s=0.3, end_s=1.5, timeout_s=t
+    ),
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_each_command_keeps_its_time_limit_and_leaves_nothing(tmp_path: Path, command: str) -> None:
+    # given the test clip and an empty output folder
+    out = tmp_path / "out"
+    out.mkdir()
+    # when the command may run for a millisecond (ffmpeg cannot even start its work in that time)
+    with pytest.raises(MediaError) as err:
+        COMMANDS[command](tiny_video(), out, 0.001)
+    # then it says it was stopped, for the clip, and nothing was written
+    assert str(err.value).startswith("tiny_64x48_10fps_2s.mp4: ")
+    assert "ffmpeg was stopped after 0.001 s without finishing" in str(err.value)
+    assert list(out.rglob("*")) == []
+
+
+def test_each_command_finishes_within_a_generous_limit(tmp_path: Path) -> None:
+    # given limits far above what the 2 s clip needs / when each command runs / then each writes its file
+    for name, command in COMMANDS.items():
+        (tmp_path / name).mkdir()
+        command(tiny_video(), tmp_path / name, 600)
+    assert len(list((tmp_path / "keyframes" / "kf").glob("frame_*.jpg"))) == 2
+    assert [p.name for p in (tmp_path / "extract_frame").iterdir()] == ["frame.jpg"]
+    assert [p.name for p in (tmp_path / "make_proxy").iterdir()] == ["proxy.mp4"]
+    assert [p.name for p in (tmp_path / "cut_segment").iterdir()] == ["seg.mp4"]
 
 
 def test_a_failing_callback_stops_ffmpeg(tmp_path: Path) -> None:
