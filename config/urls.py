@@ -81,6 +81,7 @@ api = [
         name="api-scene-compile-all",
     ),
     path("api/items/<int:item_id>/revise/", compiling_apis.ItemReviseApi.as_view(), name="api-item-revise"),
+    path("api/items/<int:item_id>/withdraw/", compiling_apis.ItemWithdrawApi.as_view(), name="api-item-withdraw"),
     # reviewing
     path("api/review/queue/", reviewing_apis.ReviewQueueApi.as_view(), name="api-review-queue"),
     path("api/review/items/<int:item_id>/", reviewing_apis.ReviewItemApi.as_view(), name="api-review-item"),

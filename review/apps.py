@@ -8,9 +8,14 @@ class ReviewConfig(AppConfig):
     def ready(self) -> None:
         # The item lifecycle (annotator) announces transitions; review listens, so annotator never
         # imports review. The audit recorder is connected first: it records every transition.
+        from annotator.access.scopes import blind_source_register
         from annotator.compiling.lifecycle import item_transitioned
         from review.audit.recorder import record_transition
+        from review.reviewing.blind import items_awaiting_blind_answer
         from review.reviewing.receivers import on_item_transition
 
         item_transitioned.connect(record_transition, dispatch_uid="review.audit")
         item_transitioned.connect(on_item_transition, dispatch_uid="review.assign")
+        # Who must still answer what blind; annotator.access.scopes hides those items' marks,
+        # keys, provenance and records from them.
+        blind_source_register(items_awaiting_blind_answer)

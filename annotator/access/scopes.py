@@ -3,6 +3,7 @@ page and an API that list the same thing show the same rows; what is out of scop
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -12,8 +13,63 @@ from annotator.access.roles import ADJUDICATOR, ADMIN, ANNOTATOR, REVIEWER, user
 from annotator.models import Assignment, Item, Mark, Scene
 
 # Reviewers (and adjudicators) see what has been submitted, whatever became of it since.
-SUBMITTED_STATES = (Item.State.IN_REVIEW, Item.State.IN_ADJUDICATION, Item.State.APPROVED, Item.State.REJECTED)
+SUBMITTED_STATES = (
+    Item.State.IN_REVIEW,
+    Item.State.IN_ADJUDICATION,
+    Item.State.APPROVED,
+    Item.State.REJECTED,
+    Item.State.WITHDRAWN,
+)
 _JUDGES = {REVIEWER, ADJUDICATOR}
+
+# Blind review: until a reviewer has answered an item (their own answer on its current revision),
+# they see its model view and nothing that names or locates the key: not its marks (geometry,
+# times, facts, ids), not the item with its key, provenance or record. Which items a user still has
+# to answer is review's to know (its assignments and reviews), and annotator never imports review,
+# so review registers a source here (ReviewConfig.ready); the rule of what blindness hides is this
+# module's, and every selector and page reads it through the functions below.
+BlindSource = Callable[[Any], QuerySet[Any]]
+_blind_sources: list[BlindSource] = []
+
+
+def blind_source_register(source: BlindSource) -> None:
+    """`source(user)` gives the ids (a values("...") queryset) of the items `user` must still
+    answer blind. Registering the same function again changes nothing."""
+    if source not in _blind_sources:
+        _blind_sources.append(source)
+
+
+def blind_item_ids(*, user: Any) -> QuerySet[Any] | None:
+    """The items `user` has not answered yet, as a subquery of ids; None for users who review
+    nothing (no query, no filter)."""
+    if REVIEWER not in user_roles(user) or not _blind_sources:
+        return None
+    if len(_blind_sources) == 1:
+        return _blind_sources[0](user)
+    either = Q(pk__in=[])
+    for source in _blind_sources:
+        either |= Q(id__in=source(user))
+    return Item.objects.filter(either).values("id")
+
+
+def _without_blind_marks(*, user: Any, qs: QuerySet[Mark]) -> QuerySet[Mark]:
+    """A mark of an item the user must answer blind is hidden whichever other item uses it too:
+    its geometry would locate the key all the same."""
+    blind = blind_item_ids(user=user)
+    if blind is None:
+        return qs
+    return qs.exclude(id__in=Mark.objects.filter(items__in=blind).values("id"))
+
+
+def _without_blind_items(*, user: Any, qs: QuerySet[Item]) -> QuerySet[Item]:
+    blind = blind_item_ids(user=user)
+    return qs if blind is None else qs.exclude(id__in=blind)
+
+
+def item_is_blind(*, user: Any, item_id: int) -> bool:
+    """Whether `user` must still answer this item blind (one query; none for non-reviewers)."""
+    blind = blind_item_ids(user=user)
+    return blind is not None and Item.objects.filter(id=item_id, id__in=blind).exists()
 
 
 def scenes_visible(*, user: Any, qs: QuerySet[Scene]) -> QuerySet[Scene]:
@@ -30,33 +86,48 @@ def scenes_visible(*, user: Any, qs: QuerySet[Scene]) -> QuerySet[Scene]:
 
 
 def marks_visible(*, user: Any, qs: QuerySet[Mark]) -> QuerySet[Mark]:
-    """Admins see every mark; annotators their own; reviewers the marks of submitted items."""
+    """Admins see every mark; annotators their own; reviewers the marks of submitted items, except
+    those of items they must still answer blind (whatever else their role lets them see)."""
     roles = user_roles(user)
     if ADMIN in roles:
-        return qs
+        return _without_blind_marks(user=user, qs=qs)
     visible = Q(author=user)
     if roles & _JUDGES:
         visible |= Q(id__in=Mark.objects.filter(items__state__in=SUBMITTED_STATES).values("id"))
-    return qs.filter(visible)
+    return _without_blind_marks(user=user, qs=qs.filter(visible))
 
 
 def items_visible(*, user: Any, qs: QuerySet[Item]) -> QuerySet[Item]:
     """Admins see every item, annotators their own. Reviewers reach items through their queue
-    (review.reviewing.selectors), which hides the key until they have answered."""
+    (review.reviewing.selectors), which hides the key until they have answered; an admin who
+    reviews an item does not see it here (key, provenance, record) before answering it either."""
     if ADMIN in user_roles(user):
-        return qs
+        return _without_blind_items(user=user, qs=qs)
     return qs.filter(author=user)
+
+
+def item_record_get(*, user: Any, item_id: int, qs: QuerySet[Item] | None = None) -> Item:
+    """An item whose record (every revision, its key, reviews, audit trail) the user may read: the
+    same rule as items_visible; 404 for the rest."""
+    base = Item.objects.all() if qs is None else qs
+    item = items_visible(user=user, qs=base).filter(id=item_id).first()
+    if item is None:
+        raise Http404("no such item")
+    return item
 
 
 def item_get_with_view(*, user: Any, item_id: int) -> Item:
     """An item whose model view the user may see: admins any, authors their own, reviewers the
-    submitted ones (the view shows no key: it is what the reviewer answers from). 404 otherwise."""
+    submitted ones (the view shows no key: it is what the reviewer answers from), adjudicators the
+    items in adjudication (they decide from it, lettered options included). 404 otherwise."""
     qs = Item.objects.select_related("model_view", "scene__video")
     roles = user_roles(user)
     if ADMIN not in roles:
         visible = Q(author=user)
         if REVIEWER in roles:
             visible |= Q(state__in=SUBMITTED_STATES)
+        if ADJUDICATOR in roles:
+            visible |= Q(state=Item.State.IN_ADJUDICATION)
         qs = qs.filter(visible)
     item = qs.filter(id=item_id).first()
     if item is None:

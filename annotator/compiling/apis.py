@@ -1,6 +1,6 @@
 """REST API of compiled items: list, compile (one, or all a scene's marks allow), check which tasks
-the selected marks can make, preview, submit, compile again, revise a rejected item, and report
-active time."""
+the selected marks can make, preview, submit, compile again, revise or withdraw a rejected item,
+and report active time."""
 
 from __future__ import annotations
 
@@ -19,7 +19,14 @@ from annotator.compiling import lifecycle, selectors
 from annotator.compiling.batch import items_compile_all
 from annotator.compiling.checks import item_preview, tasks_check
 from annotator.compiling.serializers import ItemOutputSerializer
-from annotator.compiling.services import MAX_EFFORT_REPORT_S, item_compile, item_effort_add, item_recompile, item_revise
+from annotator.compiling.services import (
+    MAX_EFFORT_REPORT_S,
+    item_compile,
+    item_effort_add,
+    item_recompile,
+    item_revise,
+    item_withdraw,
+)
 from annotator.models import Item
 
 MarkIds = serializers.ListField(child=serializers.IntegerField(), min_length=1, max_length=100)
@@ -191,4 +198,22 @@ class ItemReviseApi(APIView):
         data = self.ItemReviseInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         item = item_revise(user=request.user, item_id=item.id, **data.validated_data)
+        return Response(_item(request, item.id))
+
+
+class ItemWithdrawApi(APIView):
+    """The author gives up a rejected item: withdrawn, it never returns to a queue."""
+
+    permission_classes = [IsAuthenticated, IsAnnotator, IsAuthor]
+
+    class ItemWithdrawInputSerializer(serializers.Serializer):
+        reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=1000)
+
+    @extend_schema(request=ItemWithdrawInputSerializer, responses=ItemOutputSerializer)
+    def post(self, request: Request, item_id: int) -> Response:
+        item = selectors.item_get(user=request.user, item_id=item_id)
+        self.check_object_permissions(request, item)
+        data = self.ItemWithdrawInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        item = item_withdraw(user=request.user, item_id=item.id, **data.validated_data)
         return Response(_item(request, item.id))

@@ -5,7 +5,7 @@ staleness goes through this module, whichever app asks (compiling, marking, revi
       ^                  |  \\------reject---> rejected --revise--> draft (revision + 1)
       |                  escalate                ^
       |                  v                       |
-      |            in_adjudication --adjudicate_reject
+      |            in_adjudication --adjudicate_reject      rejected --withdraw--> withdrawn
       |                  \\--adjudicate_approve--> approved
 
 - An open item (a draft, or a rejected item) is *replaced* when it is compiled again: a draft goes
@@ -18,8 +18,14 @@ staleness goes through this module, whichever app asks (compiling, marking, revi
 - The database refuses what is not an edge of this graph (annotator migration 0009's trigger).
 - A mark is *locked* while an item in review, in adjudication or approved uses it (`Mark.locked`,
   recomputed here at every transition); the autosave UPDATE, deletion, the API and the page read it.
-- An item is *stale* when a mark it was compiled from has changed or gone since: the provenance
-  keeps each mark's version, and a stale item can be neither submitted nor approved.
+  Its author's drafts and rejected items built on it are not stuck with it: an edit is written to a
+  copy they move to (`marks_copy_on_write`), and the locking items keep the original.
+- An item is *stale* when what it read of its marks (annotator.compiling.reads: shapes, times,
+  labels and the facts its template read) changed or a mark went; a stale item can be neither
+  submitted nor approved.
+- A revision must differ from the one reviewers rejected (its question, options, key or what it
+  read of its marks): submitting it unchanged is refused with what to change. A rejected item its
+  author gives up on is *withdrawn*: it leaves every queue, for good.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.dispatch import Signal
 
+from annotator.compiling.reads import item_fingerprint, item_inputs_current, item_reads_changed
 from annotator.exceptions import Conflict
 from annotator.models import Item, Mark
 
@@ -49,6 +56,7 @@ TRANSITIONS: dict[str, tuple[str, str, str]] = {
     "adjudicate_approve": (S.IN_ADJUDICATION, S.APPROVED, "only items in adjudication are adjudicated"),
     "adjudicate_reject": (S.IN_ADJUDICATION, S.REJECTED, "only items in adjudication are adjudicated"),
     "revise": (S.REJECTED, S.DRAFT, "only rejected items can be revised"),
+    "withdraw": (S.REJECTED, S.WITHDRAWN, "only rejected items can be withdrawn"),
 }
 # Moves that let an item on (towards a release) need its marks as they were compiled.
 _NEEDS_CURRENT_MARKS = {"submit", "approve", "adjudicate_approve"}
@@ -76,10 +84,24 @@ def marks_relock(*, mark_ids: Iterable[int]) -> None:
 
 
 def item_provenance_current(*, item: Item, marks: list[Mark]) -> bool:
-    """True when every mark the item was compiled from exists at the version it recorded."""
-    recorded = {m["id"]: m["version"] for m in item.provenance.get("marks", [])}
-    current = {m.id: m.version for m in marks}
-    return recorded == current
+    """True when the item's marks are those it was compiled from and what it read of them is
+    unchanged (annotator.compiling.reads)."""
+    return item_inputs_current(item=item, marks=marks)
+
+
+# Provenance key of a revision: the fingerprint of the revision its reviewers rejected.
+REJECTED_FINGERPRINT = "rejected_fingerprint"
+UNCHANGED_MESSAGE = (
+    "This revision is the same as the one the reviewers rejected: same marks, facts, question and key. "
+    "Change what their reasons point at (a mark's shape or time, a fact, or the question's phrasing), "
+    "compile it again, then submit; or withdraw the item."
+)
+
+
+def _refuse_unchanged(item: Item) -> None:
+    rejected = item.provenance.get(REJECTED_FINGERPRINT)
+    if rejected and rejected == item_fingerprint(item):
+        raise Conflict(UNCHANGED_MESSAGE)
 
 
 def _transition(*, item: Item, action: str, actor: Any, reason: str, fields: dict[str, Any] | None = None) -> Item:
@@ -92,6 +114,8 @@ def _transition(*, item: Item, action: str, actor: Any, reason: str, fields: dic
     marks = list(Mark.objects.select_for_update().filter(items=item).order_by("id"))
     if action in _NEEDS_CURRENT_MARKS and (item.stale or not item_provenance_current(item=item, marks=marks)):
         raise Conflict("a mark of this item changed after it was compiled; compile it again before it goes on")
+    if action == "submit":
+        _refuse_unchanged(item)
     changed = ["state", "updated_at"]
     for name, value in (fields or {}).items():
         setattr(item, name, value)
@@ -144,20 +168,81 @@ def item_adjudicate(*, item: Item, approve: bool, actor: Any, reason: str) -> It
 def item_revise(*, item: Item, actor: Any, reason: str, fields: dict[str, Any]) -> Item:
     """Rejected -> draft as the next revision of the same item, with `fields` (question, options,
     answer, provenance, ...) compiled again from the current marks. Earlier revisions' reviews keep
-    their revision number."""
+    their revision number. The new provenance keeps the rejected revision's fingerprint: submitting
+    the revision unchanged is refused."""
     locked = _locked_item(item.id)
+    provenance = {**fields.get("provenance", {}), REJECTED_FINGERPRINT: item_fingerprint(locked)}
     return _transition(
         item=locked,
         action="revise",
         actor=actor,
         reason=reason,
-        fields={**fields, "revision": locked.revision + 1, "stale": False},
+        fields={**fields, "provenance": provenance, "revision": locked.revision + 1, "stale": False},
     )
 
 
-def items_invalidate_for_mark(*, mark_id: int) -> int:
-    """A mark changed: the author's open items built from it become stale. Returns how many."""
-    return Item.objects.filter(marks=mark_id, state__in=OPEN_STATES, stale=False).update(stale=True)
+@transaction.atomic
+def item_refresh_revision(*, item: Item, fields: dict[str, Any]) -> Item:
+    """A draft revision (revised after a rejection) compiled again in place from its marks as they
+    are now: same item, same revision, no change of state. (A first draft is replaced by a new item
+    instead; a revision keeps its id, its earlier rounds and the rejected fingerprint.)"""
+    locked = _locked_item(item.id)
+    if locked.state != S.DRAFT or locked.revision < 2:
+        raise Conflict("only a draft revision of a rejected item is compiled again in place")
+    provenance = {**fields.get("provenance", {})}
+    if REJECTED_FINGERPRINT in locked.provenance:
+        provenance[REJECTED_FINGERPRINT] = locked.provenance[REJECTED_FINGERPRINT]
+    for name, value in {**fields, "provenance": provenance, "stale": False}.items():
+        setattr(locked, name, value)
+    locked.save()
+    return locked
+
+
+@transaction.atomic
+def item_withdraw(*, item: Item, actor: Any, reason: str) -> Item:
+    """Rejected -> withdrawn: the author gives the item up. It holds no mark, enters no queue and is
+    never released; its reviews and audit trail stay."""
+    return _transition(item=_locked_item(item.id), action="withdraw", actor=actor, reason=reason)
+
+
+def items_invalidate_for_mark(*, mark_id: int, changes: set[str] | None = None) -> int:
+    """A mark changed: the author's open items built from it become stale, those that read what
+    changed (`changes` from annotator.compiling.reads.mark_changes; None: any item). Returns how many."""
+    open_items = Item.objects.filter(marks=mark_id, state__in=OPEN_STATES, stale=False)
+    if changes is None:
+        return open_items.update(stale=True)
+    rows = open_items.only("id", "provenance")
+    hit = [i.id for i in rows if item_reads_changed(item=i, mark_id=mark_id, changes=changes)]
+    return Item.objects.filter(id__in=hit).update(stale=True) if hit else 0
+
+
+def _movable(mark_id: int, author_id: int) -> Any:
+    """The author's items that follow an edit of the mark: drafts and rejected items not replaced."""
+    return Item.objects.filter(marks=mark_id, author_id=author_id, state__in=OPEN_STATES, replaced_by__isnull=True)
+
+
+def marks_copy_on_write_possible(*, mark_id: int, author_id: int) -> bool:
+    """Whether editing this locked mark would copy it: the author has drafts or rejected items on it."""
+    return _movable(mark_id, author_id).exists()
+
+
+def movable_items_exist(*, author_id: int) -> Any:
+    """An Exists() over Mark rows (OuterRef "pk"): the author has open items on the mark, for
+    annotating lists of marks with whether an edit copies them (see marks_copy_on_write_possible)."""
+    return Exists(_movable(OuterRef("pk"), author_id))  # type: ignore[arg-type]
+
+
+def items_move_to_copy(*, original: Mark, copy: Mark) -> list[int]:
+    """Copy on write: the author edited `original`, which an item in review, in adjudication or
+    approved locks, so the edit went to `copy` (annotator.marking.services.mark_update). The
+    author's drafts and rejected items built on the original move to the copy and become stale
+    (compiled again, or revised, they read the copy); the locking items keep the original, which
+    does not change. Call inside the editing transaction. Returns the ids of the items moved."""
+    moving = list(_movable(original.id, original.author_id).select_for_update().values_list("id", flat=True))
+    Item.marks.through.objects.filter(item_id__in=moving, mark_id=original.id).update(mark_id=copy.id)
+    Item.objects.filter(id__in=moving).update(stale=True)
+    marks_relock(mark_ids=[original.id, copy.id])
+    return moving
 
 
 def items_release_mark(*, mark_id: int) -> None:

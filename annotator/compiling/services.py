@@ -19,6 +19,7 @@ from annotator.compiling.phrasings import phrasebook_load
 from annotator.compiling.qa import CompiledItem, Template, TemplateError, get_template
 from annotator.compiling.qa.base import default_seed, mark_snapshot
 from annotator.compiling.qa.wording import using_phrasebook
+from annotator.compiling.reads import reads_provenance, reads_recorded
 from annotator.exceptions import Conflict
 from annotator.models import Item, Mark
 
@@ -35,6 +36,19 @@ class Compiled:
     seed: int
     marks: list[Mark]
     item: CompiledItem
+    # provenance["reads"]: per mark, the facts the template read (annotator.compiling.reads)
+    reads: dict[str, list[str]]
+
+    def provenance(self, **extra: Any) -> dict[str, Any]:
+        """What an item compiled from this keeps: template, seed, marks snapshot, what it read."""
+        return {
+            "template": self.template.name,
+            "seed": self.seed,
+            "marks": [mark_snapshot(m) for m in self.marks],
+            "reads": self.reads,
+            **self.item.provenance,
+            **extra,
+        }
 
 
 def marks_for_item(*, user: Any, mark_ids: list[int]) -> list[Mark]:
@@ -56,11 +70,12 @@ def compile_marks(*, task: str, marks: list[Mark], seed: int | None = None) -> C
     try:
         template = get_template(task)
         seed = default_seed(marks, task) if seed is None else seed
-        with using_phrasebook(phrasebook_load(task=task)):
+        with using_phrasebook(phrasebook_load(task=task)), reads_recorded(marks) as seen:
             compiled = template.compile(marks, random.Random(seed))
     except TemplateError as exc:
         raise ValidationError({exc.field: str(exc)}) from exc
-    return Compiled(template, seed, marks, compiled)
+    declared = [(f["mark"], f["key"]) for f in template.fact_fields(marks)]
+    return Compiled(template, seed, marks, compiled, reads_provenance(seen, declared))
 
 
 def item_save(*, user: Any, compiled: Compiled, active_seconds: float = 0.0, **provenance: Any) -> Item:
@@ -78,13 +93,7 @@ def item_save(*, user: Any, compiled: Compiled, active_seconds: float = 0.0, **p
         answer_format=item.answer_format,
         template=c.template.name,
         seed=c.seed,
-        provenance={
-            "template": c.template.name,
-            "seed": c.seed,
-            "marks": [mark_snapshot(m) for m in c.marks],
-            **item.provenance,
-            **provenance,
-        },
+        provenance=c.provenance(**provenance),
         active_seconds=_effort(active_seconds),
     )
     model_view_create(item=draft)
@@ -111,17 +120,53 @@ def item_recompile(*, user: Any, item_id: int, active_seconds: float = 0.0) -> I
     if old is None:
         raise Http404("no such item")
     lifecycle.item_check_replaceable(item=old)
-    mark_ids = [m["id"] for m in old.provenance.get("marks", [])]
-    present = set(Mark.objects.filter(id__in=mark_ids).values_list("id", flat=True))
-    gone = [f"#{i}" for i in mark_ids if i not in present]
-    if gone:
-        raise ValidationError(
-            {"mark_ids": f"mark {', '.join(gone)} of this item was deleted; select other marks and compile a new item"}
-        )
+    if old.state == Item.State.DRAFT and old.revision > 1:
+        # A revision keeps its id and its earlier rounds: compiled again in place.
+        compiled = compile_marks(task=old.task, marks=item_marks_in_order(item=old), seed=old.seed)
+        revised = lifecycle.item_refresh_revision(item=old, fields=_revision_fields(compiled))
+        if active_seconds:
+            Item.objects.filter(id=revised.id).update(active_seconds=F("active_seconds") + _effort(active_seconds))
+        model_view_rerender(item=revised)
+        return revised
+    mark_ids = [m.id for m in item_marks_in_order(item=old, gone_message="select other marks and compile a new item")]
     compiled = compile_marks(task=old.task, marks=marks_for_item(user=user, mark_ids=mark_ids))
     new = item_save(user=user, compiled=compiled, active_seconds=active_seconds, recompiled_from=old.id)
     lifecycle.item_replace(old=old, new=new)
     return new
+
+
+def item_marks_in_order(*, item: Item, gone_message: str = "compile a new item instead") -> list[Mark]:
+    """The item's marks in the order it was compiled from (templates match parts in that order).
+    A mark copied on write (Mark.copied_from) takes the place of the one it copies. Raises
+    ValidationError naming the marks that were deleted."""
+    order = [m["id"] for m in item.provenance.get("marks", [])]
+    marks = list(Mark.objects.select_related("scene", "satellite_image").filter(items=item))
+    place = {m.id: m for m in marks}
+    for mark in marks:  # follow copies back to the mark the provenance names (a copy of a copy too)
+        source, seen = mark.copied_from_id, 0
+        while source is not None and seen < 100:
+            place.setdefault(source, mark)
+            source = Mark.objects.filter(id=source).values_list("copied_from_id", flat=True).first()
+            seen += 1
+    ordered = [place[i] for i in order if i in place]
+    gone = [f"#{i}" for i in order if i not in place]
+    if gone or len({m.id for m in ordered}) != len(marks):
+        missing = ", ".join(gone) or "a mark"
+        raise ValidationError({"mark_ids": f"mark {missing} of this item was deleted; {gone_message}"})
+    return ordered
+
+
+def _revision_fields(compiled: Compiled) -> dict[str, Any]:
+    c = compiled.item
+    return {
+        "question": c.question,
+        "options": c.options,
+        "answer": c.answer,
+        "answer_format": c.answer_format,
+        "template": compiled.template.name,
+        "seed": compiled.seed,
+        "provenance": compiled.provenance(),
+    }
 
 
 @transaction.atomic
@@ -138,35 +183,26 @@ def item_revise(
         raise PermissionDenied("only its author can revise an item")
     if item.state != Item.State.REJECTED:
         raise Conflict(f"the item is {item.state.replace('_', ' ')}; only rejected items can be revised")
-    order = [m["id"] for m in item.provenance.get("marks", [])]
-    marks = sorted(
-        Mark.objects.select_related("scene", "satellite_image").filter(items=item),
-        key=lambda m: order.index(m.id) if m.id in order else len(order),
-    )
-    if [m.id for m in marks] != order:
-        raise ValidationError({"mark_ids": "a mark this item was built from is gone; compile a new item instead"})
+    marks = item_marks_in_order(item=item)
     compiled = compile_marks(task=item.task, marks=marks, seed=item.seed if seed is None else seed)
-    c = compiled.item
-    fields = {
-        "question": c.question,
-        "options": c.options,
-        "answer": c.answer,
-        "answer_format": c.answer_format,
-        "template": compiled.template.name,
-        "seed": compiled.seed,
-        "provenance": {
-            "template": compiled.template.name,
-            "seed": compiled.seed,
-            "marks": [mark_snapshot(m) for m in marks],
-            **c.provenance,
-        },
-    }
     reason = note.strip() or "revised after the rejection"
-    revised = lifecycle.item_revise(item=item, actor=user, reason=reason, fields=fields)
+    revised = lifecycle.item_revise(item=item, actor=user, reason=reason, fields=_revision_fields(compiled))
     if active_seconds:
         Item.objects.filter(id=revised.id).update(active_seconds=F("active_seconds") + _effort(active_seconds))
     model_view_rerender(item=revised)  # the new revision's question and options are drawn anew
     return revised
+
+
+@transaction.atomic
+def item_withdraw(*, user: Any, item_id: int, reason: str = "") -> Item:
+    """The author gives up a rejected item (lifecycle.item_withdraw): it never returns to a queue.
+    PermissionDenied for anyone but the author, Conflict unless the item is rejected."""
+    item = Item.objects.select_for_update().filter(id=item_id).first()
+    if item is None:
+        raise Http404("no such item")
+    if item.author_id != user.id:
+        raise PermissionDenied("only its author can withdraw an item")
+    return lifecycle.item_withdraw(item=item, actor=user, reason=reason.strip() or "withdrawn by its author")
 
 
 def _effort(seconds: float) -> float:

@@ -8,18 +8,26 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404
 
 from annotator.access.scopes import marks_editable, marks_visible
-from annotator.compiling.lifecycle import OPEN_STATES
+from annotator.compiling.lifecycle import OPEN_STATES, movable_items_exist
 from annotator.models import Item, Mark, Scene
 
 
+def _with_copy_on_edit(*, user: Any, qs: QuerySet[Mark]) -> QuerySet[Mark]:
+    """Each mark with `copy_on_edit`: locked, but the user's own drafts or rejected items use it,
+    so an edit goes to a copy for them (lifecycle.items_move_to_copy) instead of being refused."""
+    return qs.annotate(copy_on_edit=movable_items_exist(author_id=user.pk))
+
+
 def marks_for_scene(*, user: Any, scene: Scene) -> QuerySet[Mark]:
-    return marks_visible(user=user, qs=Mark.objects.filter(scene=scene).select_related("satellite_image"))
+    qs = Mark.objects.filter(scene=scene).select_related("satellite_image")
+    return _with_copy_on_edit(user=user, qs=marks_visible(user=user, qs=qs))
 
 
 def mark_get(*, user: Any, mark_id: int) -> Mark:
     """One mark the user may see, with its image (editing validates against its size and the
     answer carries WGS84 coordinates); 404 for the rest."""
-    mark = marks_visible(user=user, qs=Mark.objects.select_related("satellite_image")).filter(id=mark_id).first()
+    qs = _with_copy_on_edit(user=user, qs=Mark.objects.select_related("satellite_image"))
+    mark = marks_visible(user=user, qs=qs).filter(id=mark_id).first()
     if mark is None:
         raise Http404("no such mark")
     return mark

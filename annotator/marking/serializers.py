@@ -33,9 +33,17 @@ class MarkOutputSerializer(serializers.Serializer):
     facts = serializers.DictField()
     version = serializers.IntegerField()
     locked = serializers.BooleanField()
+    # Locked, yet editable by its author: an edit is written to a copy their drafts and rejected
+    # items move to (the items in review or approved keep this mark). False where not read.
+    copy_on_edit = serializers.SerializerMethodField()
+    # The mark this one was copied from on write (null for marks drawn as such).
+    copied_from = serializers.IntegerField(source="copied_from_id", allow_null=True)
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
     lonlat = serializers.SerializerMethodField()
+
+    def get_copy_on_edit(self, obj: Mark) -> bool:
+        return bool(obj.locked and getattr(obj, "copy_on_edit", False))
 
     def get_lonlat(self, obj: Mark) -> dict[str, Any] | None:
         return geometry_lonlat(obj.geometry, _georef_of(obj.satellite_image, self.context))

@@ -14,6 +14,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotator.compiling import lifecycle
+from annotator.compiling.reads import mark_changes
 from annotator.exceptions import Conflict, StaleWrite
 from annotator.marking.facts import facts_clean
 from annotator.marking.geometry import validate_geometry
@@ -112,10 +113,36 @@ def _write_missed(mark_id: int) -> Exception:
     return Conflict(LOCKED_MESSAGE) if current.locked else StaleWrite(current)
 
 
+def _copy_on_write(*, mark_id: int, version: int, merged: dict[str, Any]) -> Mark | None:
+    """The edit of a locked mark, written to a copy its author's drafts and rejected items move to
+    (lifecycle.items_move_to_copy); None when there is nothing to copy for, or `version` is not
+    the current one (the caller then refuses as usual)."""
+    current = Mark.objects.select_for_update().filter(id=mark_id).first()
+    if current is None or not current.locked or current.version != version:
+        return None
+    if not lifecycle.marks_copy_on_write_possible(mark_id=current.id, author_id=current.author_id):
+        return None
+    copy = Mark.objects.create(
+        scene_id=current.scene_id,
+        satellite_image_id=current.satellite_image_id,
+        author_id=current.author_id,
+        kind=current.kind,
+        copied_from=current,
+        **{k: v for k, v in merged.items() if k != "updated_at"},
+    )
+    lifecycle.items_move_to_copy(original=current, copy=copy)
+    return Mark.objects.select_related("satellite_image").get(id=copy.id)
+
+
 def mark_update(*, mark: Mark, version: int, changes: dict[str, Any]) -> Mark:
     """Apply `changes` if `version` is current and no submitted item locks the mark. Raises
     StaleWrite (-> 409 with the current mark) or Conflict (-> 409, locked). Drafts and rejected
-    items compiled from the mark become stale.
+    items compiled from the mark become stale when they read what changed (annotator.compiling.reads).
+
+    Copy on write: when an item in review or approved locks the mark but its author has drafts or
+    rejected items on it (a rejected item being fixed), the edit goes to a new mark those items
+    move to, and that copy is returned (its id differs from `mark.id`); the locking items keep
+    the original, unchanged.
 
     Validation runs before the transaction, so the write lock is held only for one conditional
     UPDATE (the database, not Python, decides who won a race) and the staleness UPDATE."""
@@ -134,17 +161,21 @@ def mark_update(*, mark: Mark, version: int, changes: dict[str, Any]) -> Mark:
     merged["label"] = label_clean(str(merged["label"]))
     if "facts" in changes:
         merged["facts"] = facts_clean(merged["facts"], duration=_video_duration(mark), mark_id=mark.id)
+    changed = mark_changes(before=mark, after=merged)
     merged["updated_at"] = timezone.now()
     with transaction.atomic():
         updated = Mark.objects.filter(id=mark.id, version=version, locked=False).update(
             version=F("version") + 1, **merged
         )
         if not updated:
+            copy = _copy_on_write(mark_id=mark.id, version=version, merged=merged)
+            if copy is not None:
+                return copy
             raise _write_missed(mark.id)
         # Skipped when the mark was read with no open item built from it (mark_for_edit); an item
-        # compiled in between still cannot pass submit, which compares the marks' versions.
+        # compiled in between still cannot pass submit, which compares what it read of the marks.
         if getattr(mark, "has_open_items", True):
-            lifecycle.items_invalidate_for_mark(mark_id=mark.id)
+            lifecycle.items_invalidate_for_mark(mark_id=mark.id, changes=changed)
     # The conditional UPDATE succeeded, so the row is exactly `merged` at version + 1.
     for field, value in merged.items():
         setattr(mark, field, value)

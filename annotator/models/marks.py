@@ -31,6 +31,9 @@ class Mark(models.Model):
     # True while an item in review or approved uses the mark: it cannot change or go. Written
     # only by annotator.compiling.lifecycle as items change state; read by every edit path.
     locked = models.BooleanField(default=False)
+    # Copy on write: the author edited a locked mark for the drafts and rejected items built on it;
+    # they moved to this copy while the items in review or approved keep the original.
+    copied_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="copies")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -80,6 +83,8 @@ class Item(models.Model):
         IN_ADJUDICATION = "in_adjudication"
         APPROVED = "approved"
         REJECTED = "rejected"
+        # The author gave up on a rejected item: it never returns to a queue and is never released.
+        WITHDRAWN = "withdrawn"
 
     scene = models.ForeignKey("annotator.Scene", on_delete=models.PROTECT, related_name="items")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="items")
@@ -113,7 +118,7 @@ class Item(models.Model):
         ordering = ["id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(state__in=["draft", "in_review", "in_adjudication", "approved", "rejected"]),
+                condition=Q(state__in=["draft", "in_review", "in_adjudication", "approved", "rejected", "withdrawn"]),
                 name="item_state_valid",
             ),
             models.CheckConstraint(condition=Q(revision__gte=1), name="item_revision_positive"),

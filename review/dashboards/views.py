@@ -19,6 +19,9 @@ from review.dashboards.charts import bar_chart, interval_chart
 from review.reviewing.policy import may_adjudicate, policy_get
 from review.reviewing.selectors import adjudication_queue, review_queue
 
+# Items of the adjudication queue listed on the home page (the queue page lists them all).
+HOME_ADJUDICATION_ROWS = 20
+
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
@@ -30,7 +33,10 @@ def home(request: HttpRequest) -> HttpResponse:
     if REVIEWER in roles:
         context["queue_count"] = review_queue(reviewer=user).count()
     if roles & {ADJUDICATOR, ADMIN} and may_adjudicate(user=user):
-        context["adjudication_count"] = adjudication_queue(user=user).count()
+        queue = adjudication_queue(user=user)
+        context["adjudication_count"] = queue.count()
+        # The adjudicator's home is their queue: the oldest items first, each opening its page.
+        context["adjudication_items"] = list(queue.prefetch_related(None)[:HOME_ADJUDICATION_ROWS])
     return render(request, "annotator/home.html", context)
 
 

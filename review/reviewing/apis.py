@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAdjudicator, IsAdmin, IsReviewer
+from annotator.access.scopes import blind_item_ids, item_record_get
 from annotator.models import Item
 from review.audit.selectors import events_for_item
 from review.models import Review, ReviewAssignment
@@ -28,6 +29,7 @@ from review.reviewing.serializers import (
     AdjudicationItemSerializer,
     AdjudicationOutputSerializer,
     AdminReviewSerializer,
+    AnsweredItemSerializer,
     BlindItemSerializer,
     ItemEventSerializer,
     ReasonSerializer,
@@ -56,12 +58,14 @@ class ReviewQueueApi(APIView):
 class ReviewItemApi(APIView):
     permission_classes = [IsAuthenticated, IsReviewer]
 
-    @extend_schema(responses=BlindItemSerializer)
+    @extend_schema(responses=AnsweredItemSerializer)
     def get(self, request: Request, item_id: int) -> Response:
+        """Before this reviewer's blind answer: the model view's question and options only; after
+        it, the item's mark ids and their review with the key too."""
         item = selectors.review_item_get(reviewer=request.user, item_id=item_id)
-        body: dict[str, Any] = dict(BlindItemSerializer(item).data)
         review = selectors.review_for(reviewer=request.user, item=item)
-        # The key is shown only once this reviewer has answered blind.
+        shape = AnsweredItemSerializer if review else BlindItemSerializer
+        body: dict[str, Any] = dict(shape(item).data)
         body["review"] = ReviewOutputSerializer(review).data if review else None
         return Response(body)
 
@@ -143,6 +147,9 @@ class ReviewListApi(APIView):
             qs = qs.filter(reviewer_id=f["reviewer"])
         if f.get("gold") is not None:
             qs = qs.filter(gold=f["gold"])
+        blind = blind_item_ids(user=request.user)  # an admin reviewing an item sees no review of it first
+        if blind is not None:
+            qs = qs.exclude(item_id__in=blind)
         return Response(AdminReviewSerializer(qs, many=True).data)
 
 
@@ -203,13 +210,13 @@ class AdjudicationItemApi(APIView):
 
 
 class ItemAuditApi(APIView):
-    """The item's audit trail (admins)."""
+    """The item's audit trail (admins; not one they must still answer blind)."""
 
     permission_classes = [IsAuthenticated, IsAdmin]
 
     @extend_schema(responses=ItemEventSerializer(many=True))
     def get(self, request: Request, item_id: int) -> Response:
-        get_object_or_404(Item, id=item_id)
+        item_record_get(user=request.user, item_id=item_id)
         return Response(ItemEventSerializer(events_for_item(item_id=item_id), many=True).data)
 
 

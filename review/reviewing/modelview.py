@@ -49,9 +49,15 @@ def _shapes(provenance: dict[str, Any]) -> list[dict[str, Any]]:
     if candidates:
         return [{"name": c["letter"], "geometry": c["geometry"]} for c in candidates if c.get("geometry")]
     names = provenance.get("names") or {}
+    # Only the marks the question names (Template.shown_roles, provenance["shown"]), as the rendered
+    # view draws them: a target's track or the counted instances would give the key away.
+    shown = provenance.get("shown")
+    marks = provenance.get("marks", [])
+    if shown is not None:
+        marks = [m for m in marks if m.get("id") in set(shown)]
     return [
         {"name": names.get(str(m["id"]), m.get("label", "")), "geometry": m["geometry"]}
-        for m in provenance.get("marks", [])
+        for m in marks
         if m.get("geometry")
     ]
 

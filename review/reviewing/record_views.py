@@ -9,12 +9,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotator.access.permissions import IsAdmin, page_require
 from annotator.access.roles import ADMIN, REVIEWER, user_roles
+from annotator.access.scopes import item_record_get
 from annotator.exceptions import Conflict
 from annotator.models import Item
 from review.audit.selectors import events_for_item
@@ -31,10 +32,10 @@ PAGE_SIZE = 50
 
 @login_required
 def item_record_page(request: HttpRequest, item_id: int) -> HttpResponse:
-    item = get_object_or_404(Item.objects.select_related("scene__video", "author"), id=item_id)
+    # Admins and the author; not an item the user must still answer blind. 404 otherwise: as if it
+    # did not exist.
+    item = item_record_get(user=request.user, item_id=item_id, qs=Item.objects.select_related("scene__video", "author"))
     is_admin = ADMIN in user_roles(request.user)
-    if not is_admin and item.author_id != request.user.pk:
-        raise Http404("no such item")  # not yours: as if it did not exist
     context = {
         "item": item,
         "rounds": selectors.item_rounds(item=item),

@@ -10,16 +10,25 @@ from review.models import Adjudication, ItemEvent, RejectionReason, Review
 
 
 class BlindItemSerializer(serializers.ModelSerializer):
-    """An item as a reviewer first sees it: no answer key."""
+    """An item as a reviewer first sees it: the question and options of its model view, and
+    nothing that names or locates the key (no key, no marks or mark ids, no provenance)."""
 
     uid = serializers.CharField(read_only=True)
     scene_name = serializers.CharField(source="scene.name", read_only=True)
-    # Which marks the question is about (shown highlighted in the workspace); not the answer key.
-    mark_ids = serializers.SerializerMethodField()
 
     class Meta:
         model = Item
-        fields = ["id", "uid", "scene", "scene_name", "task", "question", "options", "answer_format", "mark_ids"]
+        fields = ["id", "uid", "scene", "scene_name", "task", "question", "options", "answer_format"]
+
+
+class AnsweredItemSerializer(BlindItemSerializer):
+    """The item once this reviewer has answered it blind: now with the marks it is about (shown
+    highlighted in the read-only workspace)."""
+
+    mark_ids = serializers.SerializerMethodField()
+
+    class Meta(BlindItemSerializer.Meta):
+        fields = [*BlindItemSerializer.Meta.fields, "mark_ids"]
 
     def get_mark_ids(self, obj: Item) -> list[int]:
         return sorted(m.id for m in obj.marks.all())

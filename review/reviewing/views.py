@@ -104,7 +104,8 @@ def review_item_page(request: HttpRequest, item_id: int) -> HttpResponse:
             "reasons": reasons_active(),
             "error": error,
             "decided": review is not None and review.decision != Review.Decision.PENDING,
-            "marks": item.marks.all(),
+            # The marks (the decision's anchor choices) only once the reviewer has answered blind.
+            "marks": item.marks.all() if review is not None else [],
             "position": queue.index(item.id) + 1 if item.id in queue else None,
             "queue_size": len(queue),
         },

@@ -7,7 +7,7 @@ import pytest
 
 from annotator.compiling.lifecycle import item_submit
 from annotator.compiling.services import item_compile
-from annotator.models import Scene
+from annotator.models import Item, Scene
 from review.reviewing.services import review_decide, review_start
 from tests.e2e.workspace_helpers import _api_marks, _item_in_review, _li, _mark, _now, _open, _polygon
 
@@ -43,8 +43,26 @@ def test_rejected_item_feedback_is_shown_on_its_marks(scene: Scene, login, scree
     assert page.js_errors == []
 
 
+def _answered(username: str, item_id: int) -> None:
+    """The reviewer answers the item blind: only then are its marks theirs to see."""
+    item = Item.objects.get(id=item_id)
+    review_start(item=item, reviewer=type(item.author).objects.get(username=username), blind_answer="yes")
+
+
+def test_before_the_blind_answer_the_workspace_shows_none_of_the_items_marks(scene: Scene, login, screenshot) -> None:  # type: ignore[no-untyped-def]
+    region, _, item_id = _item_in_review(scene)
+    page = login("rev")
+    _open(page, scene.id, f"?item={item_id}")
+    assert page.locator(f"{_li(page, region.id)}").count() == 0
+    assert page.evaluate(f"Skymark.workspace.map.marks.getFeatureById({region.id}) === null")
+    assert f"#{region.id}" not in page.inner_text("#review-banner")
+    screenshot(page, "reviewer-blind")
+    assert page.js_errors == []
+
+
 def test_reviewer_opens_the_workspace_read_only(scene: Scene, login, screenshot) -> None:  # type: ignore[no-untyped-def]
     region, _, item_id = _item_in_review(scene)
+    _answered("rev", item_id)
     page = login("rev")
     _open(page, scene.id, f"?item={item_id}")
     assert page.is_visible("#read-only")
@@ -62,6 +80,7 @@ def test_reviewer_opens_the_workspace_read_only(scene: Scene, login, screenshot)
 
 def test_reviewer_sees_the_reviewed_items_marks_highlighted(scene: Scene, login) -> None:  # type: ignore[no-untyped-def]
     region, _, item_id = _item_in_review(scene)
+    _answered("rev", item_id)
     page = login("rev")
     _open(page, scene.id, f"?item={item_id}")
     assert "highlight" in page.get_attribute(_li(page, region.id), "class")

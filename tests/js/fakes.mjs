@@ -73,6 +73,13 @@ export class FakeServer {
     if (version !== mark.version) throw new ApiError(409, { detail: "stale", current: { ...mark } });
     if (method === "DELETE") { this.marks.delete(mark.id); return null; }
     const { version: _, ...changes } = data;
+    if (mark.locked && mark.copy_on_edit) {
+      // copy on write: the edit goes to a new mark; the original stays as it was
+      const copy = { ...mark, ...changes, id: this.nextId++, version: 1, locked: false, copy_on_edit: false, copied_from: mark.id };
+      this.marks.set(copy.id, copy);
+      mark.copy_on_edit = false;
+      return { ...copy };
+    }
     Object.assign(mark, changes, { version: mark.version + 1 });
     return { ...mark };
   }

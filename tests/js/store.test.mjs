@@ -43,6 +43,26 @@ describe("MarkStore", () => {
     assert.deepEqual(events.at(-1), ["status", "saved", "All changes saved"]);
   });
 
+  it("follows a copy made on write and shows the original again as the server keeps it", async () => {
+    const server = new FakeServer([{ ...onServer(7, 3, point(5)), locked: true, copy_on_edit: true }]);
+    const { store, events } = await page(server);
+    store.update(7, { facts: { visible: false } });
+    await store.flush();
+    await settle();
+    const copy = [...server.marks.values()].find((m) => m.copied_from === 7);
+    assert.deepEqual(events.find((e) => e[0] === "rekey"), ["rekey", 7, copy.id]);
+    assert.deepEqual(store.get(copy.id).facts, { visible: false });
+    assert.equal(store.get(copy.id).version, 1);
+    assert.deepEqual(store.get(7).facts, {});  // refetched: the locking items keep it unchanged
+    assert.equal(store.get(7).copy_on_edit, false);
+    // a later edit goes to the copy, on its version
+    store.update(copy.id, { label: "van" });
+    await store.flush();
+    await settle();
+    assert.deepEqual(server.calls.at(-1), ["PATCH", `/api/marks/${copy.id}/`, { version: 1, label: "van" }]);
+    assert.equal(server.marks.get(7).label, "car");
+  });
+
   it("reads the locks the server set without touching unsaved edits", async () => {
     const server = new FakeServer([onServer(7, 1, point(5)), onServer(8, 1, point(6))]);
     const { store } = await page(server);

@@ -60,6 +60,9 @@
  * @property {number[]} [vertex_times]
  * @property {Facts} [facts]
  * @property {boolean} [locked] an item in review or approved uses it: it cannot change now
+ * @property {boolean} [copy_on_edit] locked, but the author's drafts or rejected items use it too: an
+ *   edit is written to a copy they move to (the server answers with the copy, another id)
+ * @property {number|null} [copied_from] the mark this one was copied from on write
  */
 
 /**

@@ -138,14 +138,19 @@ export class Editor {
     const ws = this.ws;
     const mark = this.selected();
     const locked = !!mark && ws.isLocked(mark.id);
+    const copies = !!mark && !locked && Boolean(mark.locked && mark.copy_on_edit);
     byId("editor-title").textContent = mark ? `Mark ${mark.id > 0 ? "#" + mark.id : "(new)"} · ${mark.kind === "polyline" ? "trajectory" : mark.kind}` : "New mark";
     byId("editor-hint").textContent = mark
-      ? (locked ? "Part of an item in review or approved: it cannot change now." : "Changes save automatically.")
+      ? (locked ? "Part of an item in review or approved: it cannot change now."
+        : copies ? "Shared with an item in review or approved, which keeps it as it is: your change goes to a copy that your rejected and draft items on it move to."
+          : "Changes save automatically.")
       : ws.tool === "none" ? "Pick a tool (E, P, G, T) to draw; these fields apply to the next shape." : "These fields apply to the shape you are drawing.";
     byId("selected-actions").classList.toggle("hidden", !mark);
     this.root.classList.toggle("has-mark", !!mark);
     this.root.querySelectorAll("input, select, textarea, #anchor-instant, #anchor-start, #anchor-end, #first-seen-now, #delete-mark")
       .forEach((n) => { /** @type {HTMLInputElement} */ (n).disabled = locked; });
+    // A shared mark is copied on edit, never deleted: the items in review or approved hold it.
+    if (copies) field("delete-mark").disabled = true;
     // A trajectory's times come from its vertices while it is being recorded.
     if (!mark && ws.tool === "polyline") ["anchor-instant", "anchor-start", "anchor-end"].forEach((id) => { field(id).disabled = true; });
     if (mark) this.showMark(mark); else byId("fact-others").textContent = "";

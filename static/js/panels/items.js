@@ -36,9 +36,12 @@ export class ItemsPanel {
         if (btn.dataset.action === "submit") this.submit(Number(li.dataset.itemId), btn);
         if (btn.dataset.action === "recompile") this.recompile(Number(li.dataset.itemId), btn);
         if (btn.dataset.action === "revise") this.revise(Number(li.dataset.itemId), btn);
+        if (btn.dataset.action === "withdraw") this.withdraw(Number(li.dataset.itemId), btn);
       });
       // Saving a mark can make items built from it stale: the server says which.
       ws.store.on("status", (/** @type {string} */ state) => { if (state === "saved") this.reloadSoon(); });
+      // An edit of a shared locked mark was copied: the author's items on it moved to the copy.
+      ws.store.on("forked", () => this.reloadSoon());
     }
   }
 
@@ -100,6 +103,22 @@ export class ItemsPanel {
       this.render();
       ws.setStatus("saved", `Revised ${item.uid} (revision ${item.revision}, draft): check it, then submit`);
     } catch (err) { ws.effort.giveBack(seconds); ws.fail(err); button.disabled = false; }
+  }
+
+  /** Give a rejected item up for good (it never returns to a queue). @param {number} id @param {HTMLButtonElement} button */
+  async withdraw(id, button) {
+    const ws = this.ws;
+    const item = ws.items.get(id);
+    if (!window.confirm(`Withdraw ${item ? item.uid : "#" + id}? It leaves review for good; its reviews stay on its record.`)) return;
+    button.disabled = true;
+    ws.setStatus("saving", "Withdrawing…");
+    try {
+      const withdrawn = await api.post(urlFor(ws.cfg.itemWithdrawUrl, id), {});
+      ws.items.set(withdrawn.id, withdrawn);
+      await ws.store.refreshLocks();  // its marks are free again, unless another item holds them
+      this.render();
+      ws.setStatus("saved", `Withdrew ${withdrawn.uid}`);
+    } catch (err) { ws.fail(err); button.disabled = false; }
   }
 
   /** @param {number} id @param {HTMLButtonElement} button */

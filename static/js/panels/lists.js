@@ -173,7 +173,9 @@ export function itemEntry(item, opts) {
     ];
   } else if (opts.editable && item.state === "rejected" && !item.replaced_by) {
     actions = [el("button", { class: "btn small primary revise-item", type: "button", dataset: { action: "revise", testid: "revise-item" },
-      title: "Compile this item again from its marks as they are now, as its next revision" }, "Revise")];
+      title: "Compile this item again from its marks as they are now, as its next revision" }, "Revise"),
+    el("button", { class: "btn small danger withdraw-item", type: "button", dataset: { action: "withdraw", testid: "withdraw-item" },
+      title: "Give this item up: it leaves review for good (its reviews stay on its record)" }, "Withdraw")];
   }
   if (actions.length || history) li.append(el("div", { class: "mk-actions" }, ...actions, history));
   return li;

@@ -34,6 +34,7 @@ import { MarkStore } from "./store.js";
  * @property {string} compileAllUrl
  * @property {string} videoUrl
  * @property {string} itemReviseUrl
+ * @property {string} itemWithdrawUrl
  * @property {string} [itemRecordUrl] an item's revisions and reviews (the author's and admins' page)
  * @property {string} keyframesUrl
  * @property {string} cvaaUrl CVAA previews of every keyframe (boxes and footprints)
@@ -128,9 +129,13 @@ export function createWorkspace(root) {
     map: null,
     editor: null,
     compose: null,
-    // The server says which marks an item in review or approved holds (mark.locked); the page
-    // only reads it, so the rule lives in one place (annotator/compiling/lifecycle.py).
-    isLocked: (/** @type {number} */ id) => Boolean(store.get(id)?.locked),
+    // The server says which marks an item in review or approved holds (mark.locked) and which of
+    // those an edit copies for the author's drafts and rejected items (mark.copy_on_edit); the page
+    // only reads them, so the rule lives in one place (annotator/compiling/lifecycle.py).
+    isLocked: (/** @type {number} */ id) => {
+      const mark = store.get(id);
+      return Boolean(mark?.locked && !mark?.copy_on_edit);
+    },
   }));
   ws.isCurrent = (mark) => isCurrentAt(mark, cursor.t);
   ws.selectedMark = () => (ws.selectedId === null ? null : ws.store.get(ws.selectedId) || null);

@@ -45,7 +45,7 @@ const clone = (v) => JSON.parse(JSON.stringify(v));
 
 /**
  * Events, with on(name, fn): change(id), remove(id), rekey(oldId, newId), status(state, text),
- * conflict(id), invalid(id, errors), refused(id, error).
+ * conflict(id), invalid(id, errors), refused(id, error), forked(originalId, copyId).
  */
 export class MarkStore {
   /** @param {StoreOptions} opts */
@@ -137,7 +137,7 @@ export class MarkStore {
     const list = await this.api.get(this.marksUrl);
     for (const m of /** @type {Mark[]} */ (list)) {
       const mine = this.marks.get(m.id);
-      if (mine) mine.locked = Boolean(m.locked);
+      if (mine) { mine.locked = Boolean(m.locked); mine.copy_on_edit = Boolean(m.copy_on_edit); }
     }
   }
 
@@ -309,11 +309,28 @@ export class MarkStore {
       this.showServer(mark);
     } else if (entry.op === "update") {
       const mark = await this.api.patch(this.markUrl(entry.key), { version: entry.baseVersion, ...entry.changes });
+      if (mark.id !== entry.key) { this.forked(entry.key, mark); return; }
       for (const e of this.queue) if (e.key === entry.key && e.baseVersion === entry.baseVersion) e.baseVersion = mark.version;
       this.showServer(mark);
     } else {
       await this.api.del(this.markUrl(entry.key) + "?version=" + entry.baseVersion);
     }
+  }
+
+  /** Copy on write: the edit of a shared locked mark went to a copy (another id) that the author's
+   * drafts and rejected items moved to; the original stays as it was for the items that lock it.
+   * Later edits of the original follow the copy, the selection too ("rekey"), and the original is
+   * shown again as the server keeps it. @param {number} original @param {Mark} copy */
+  forked(original, copy) {
+    for (const e of this.queue) {
+      if (e.key !== original) continue;
+      e.key = copy.id;
+      e.baseVersion = copy.version;
+    }
+    this.emit("rekey", original, copy.id);
+    this.showServer(copy);
+    this.refetch(original);
+    this.emit("forked", original, copy.id);
   }
 
   /** The server's mark, with edits still queued for it on top. @param {Mark} mark */

@@ -163,13 +163,22 @@ def test_editing_a_mark_makes_its_draft_stale_and_submit_refuses_it(annotator) -
     assert Item.objects.get(id=fresh.id).state == S.IN_REVIEW
 
 
-def test_a_version_mismatch_is_refused_even_without_the_flag(annotator) -> None:
-    # given a draft whose provenance names an older version than the mark has (written around
-    # the services, e.g. by an import) / then submit compares versions and refuses
+def test_a_changed_input_is_refused_even_without_the_flag(annotator) -> None:
+    # given a draft whose mark changed what it read (written around the services, e.g. by an
+    # import) / then submit compares what the item read with the mark and refuses
     item, mark = _draft(annotator)
-    Mark.objects.filter(id=mark.id).update(version=5)
+    Mark.objects.filter(id=mark.id).update(version=5, facts={"visible": False})
     with pytest.raises(Conflict, match="compile it again"):
         lifecycle.item_submit(item=item, actor=annotator)
+
+
+def test_a_change_the_item_did_not_read_does_not_hold_it_back(annotator) -> None:
+    # given a Target Visibility draft (it reads 'visible') whose mark gained another fact since
+    item, mark = _draft(annotator)
+    Mark.objects.filter(id=mark.id).update(version=5, facts={"visible": True, "first_seen_s": 1.0})
+    # when it is submitted / then it goes: nothing it read changed
+    lifecycle.item_submit(item=item, actor=annotator)
+    assert Item.objects.get(id=item.id).state == S.IN_REVIEW
 
 
 def test_approving_a_stale_item_is_refused(annotator) -> None:

@@ -257,3 +257,41 @@ def test_a_locked_mark_answers_409_with_a_sentence(annotator, api) -> None:
     response = api(annotator).patch(f"/api/marks/{mark.id}/", {"version": 1, "label": "bus"}, format="json")
     assert response.status_code == 409
     assert "cannot change now" in response.json()["detail"]
+
+
+def test_a_locked_mark_a_rejected_item_shares_is_copied_on_write(annotator, api) -> None:
+    # given a region an approved item and a rejected item of its author both use
+    scene = SceneFactory(annotators=[annotator])
+    mark = MarkFactory(scene=scene, author=annotator, facts={"visible": True}, locked=True)
+    approved = ItemFactory(scene=scene, author=annotator, marks=[mark], state="approved")
+    rejected = ItemFactory(scene=scene, author=annotator, marks=[mark], state="rejected")
+    client = api(annotator)
+
+    # then the list says an edit copies it (one query more than none: an annotation, not a loop)
+    listed = client.get(f"/api/scenes/{scene.id}/marks/").json()
+    assert [(m["id"], m["locked"], m["copy_on_edit"]) for m in listed] == [(mark.id, True, True)]
+
+    # when the author edits it / then the answer is the copy the rejected item moved to
+    response = client.patch(f"/api/marks/{mark.id}/", {"version": 1, "facts": {"visible": False}}, format="json")
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["copied_from"], body["locked"], body["facts"]) == (mark.id, False, {"visible": False})
+    assert body["id"] != mark.id
+    assert list(rejected.marks.values_list("id", flat=True)) == [body["id"]]
+    assert list(approved.marks.values_list("id", flat=True)) == [mark.id]
+    assert Mark.objects.get(id=mark.id).facts == {"visible": True}
+    # and both are listed: the original (locked, nothing left to copy for) and the copy
+    listed = {m["id"]: m["copy_on_edit"] for m in client.get(f"/api/scenes/{scene.id}/marks/").json()}
+    assert listed == {mark.id: False, body["id"]: False}
+
+
+def test_marks_list_queries_do_not_grow_with_copies(annotator, api) -> None:
+    scene = SceneFactory(annotators=[annotator])
+    client, url = api(annotator), f"/api/scenes/{scene.id}/marks/"
+    MarkFactory(scene=scene, author=annotator)
+    few = _count(client, url)
+    for _ in range(5):
+        mark = MarkFactory(scene=scene, author=annotator, locked=True)
+        ItemFactory(scene=scene, author=annotator, marks=[mark], state="approved")
+        ItemFactory(scene=scene, author=annotator, marks=[mark], state="rejected")
+    assert _count(client, url) == few

@@ -8,7 +8,7 @@ from django.db import IntegrityError, connection, transaction
 
 from annotator.compiling import lifecycle
 from annotator.compiling.services import item_compile, item_revise
-from annotator.marking.services import mark_delete
+from annotator.marking.services import mark_delete, mark_update
 from annotator.models import Item
 from review.audit.selectors import events_for_item
 from review.models import ItemEvent
@@ -32,6 +32,7 @@ def test_each_transition_is_recorded_with_who_from_to_and_why(annotator, admin) 
     item = item_compile(user=annotator, task=TV, mark_ids=[mark.id])
     lifecycle.item_submit(item=item, actor=annotator)
     lifecycle.item_reject(item=item, actor=admin, reason="evidence not visible")
+    mark_update(mark=mark, version=mark.version, changes={"facts": {"visible": False}})
     item_revise(user=annotator, item_id=item.id, note="moved the region")
     lifecycle.item_submit(item=item, actor=annotator)
 

@@ -143,3 +143,27 @@ def test_revise_over_http(item, annotator, reviewer, second_reviewer, api) -> No
     revised = api(annotator).post(f"/api/items/{item.id}/revise/", {"note": "checked"}, format="json")
     assert revised.status_code == 200, revised.content
     assert (revised.json()["revision"], revised.json()["state"]) == (2, "draft")
+
+
+def test_an_unchanged_revision_and_withdrawal_over_http(item, annotator, reviewer, second_reviewer, api) -> None:  # type: ignore[no-untyped-def]
+    # given a rejected item revised without any change
+    vote(item, reviewer, "no", "reject", ("wrong_key",))
+    vote(item, second_reviewer, "no", "reject", ("wrong_key",))
+    client = api(annotator)
+    client.post(f"/api/items/{item.id}/revise/", {}, format="json")
+
+    # then submitting it is refused with what to change, and it stays a draft
+    refused = client.post(f"/api/items/{item.id}/submit/", {}, format="json")
+    assert refused.status_code == 409
+    assert "same as the one the reviewers rejected" in refused.json()["detail"]
+    assert Item.objects.get(id=item.id).state == "draft"
+
+
+def test_withdraw_over_http(item, annotator, reviewer, second_reviewer, api) -> None:  # type: ignore[no-untyped-def]
+    assert api(annotator).post(f"/api/items/{item.id}/withdraw/").status_code == 409  # in review
+    vote(item, reviewer, "no", "reject", ("wrong_key",))
+    vote(item, second_reviewer, "no", "reject", ("wrong_key",))
+    assert api(reviewer).post(f"/api/items/{item.id}/withdraw/").status_code == 403
+    done = api(annotator).post(f"/api/items/{item.id}/withdraw/", {"reason": "cannot be fixed"}, format="json")
+    assert (done.status_code, done.json()["state"]) == (200, "withdrawn")
+    assert api(reviewer).get("/api/review/queue/").json() == []

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 
 from annotator.compiling.services import item_revise
 from annotator.exceptions import Conflict
+from annotator.marking.services import mark_update
 from annotator.models import Item
 from review.models import GoldItem, Review, ReviewAssignment
 from review.reviewing.assignment import assignment_add, assignment_remove
@@ -118,6 +119,8 @@ def test_a_revision_goes_to_reviewers_who_have_not_seen_the_item(item, annotator
     # when the author revises and submits / then fresh reviewers get revision 2
     from annotator.compiling.lifecycle import item_submit
 
+    mark = item.marks.get()
+    mark_update(mark=mark, version=mark.version, changes={"facts": {"visible": False}})
     item_revise(user=annotator, item_id=item.id)
     item_submit(item=Item.objects.get(id=item.id), actor=annotator)
     assert _assigned(item, 1) == ["rev1", "rev2"]
