@@ -1,4 +1,6 @@
-"""Agreement between reviewers, from statsmodels and krippendorff.
+"""Agreement between reviewers, from statsmodels and krippendorff (imported when a figure is
+computed: the dashboard's URL configuration imports this module, and a web process should not load
+statsmodels, SciPy and pandas before a page needs them).
 
 Ratings are given per item as the list of labels its raters chose (a decision, or a blind answer).
 Items rated by fewer than two raters say nothing about agreement and are left out."""
@@ -7,10 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, Literal
-
-import krippendorff
-import numpy as np
-from statsmodels.stats import inter_rater
 
 
 def _categories(ratings: Sequence[Sequence[Any]]) -> list[Any]:
@@ -36,6 +34,9 @@ def cohen_kappa(first: Sequence[Any], second: Sequence[Any]) -> float | None:
     cats = sorted({str(x) for x in [*first, *second]})
     if len(cats) < 2:
         return None
+    import numpy as np
+    from statsmodels.stats import inter_rater
+
     table = np.zeros((len(cats), len(cats)))
     for a, b in zip(first, second, strict=True):
         table[cats.index(str(a)), cats.index(str(b))] += 1
@@ -53,6 +54,9 @@ def fleiss_kappa(ratings: Sequence[Sequence[Any]]) -> float | None:
     cats = _categories(rated)
     if len(cats) < 2:
         return None
+    import numpy as np
+    from statsmodels.stats import inter_rater
+
     table = np.array([[sum(str(r) == c for r in item) for c in cats] for item in rated])
     return float(inter_rater.fleiss_kappa(table, method="fleiss"))
 
@@ -67,6 +71,9 @@ def krippendorff_alpha(
     cats = _categories(rated)
     if len(cats) < 2:
         return None
+    import krippendorff
+    import numpy as np
+
     width = max(len(item) for item in rated)
     # reliability data: raters x units, NaN where a unit has fewer raters
     data = np.full((width, len(rated)), np.nan)
