@@ -97,9 +97,12 @@ def write(
 ) -> list[Path]:
     """Draw the view and option images of every lettered record whose view is not in `copied`.
     `images`: satellite image id (text) -> storage name of what is drawn on."""
-    from annotator.compiling.modelview import draw_images, view_plan
+    from annotator.compiling.modelview import draw_images, lettered_crop, view_plan
+    from annotator.models import SatelliteImage
     from media_tools.imagery.modelview import MAX_VIEW_SIDE, OPTION_MAX_SIDE
 
+    # The cut around the candidates is the model view's (their box, inside the image's data).
+    rows = {str(im.id): im for im in SatelliteImage.objects.filter(id__in=[int(i) for i in images])}
     files: list[Path] = []
     with _local_images(images, open_media) as local:
         for record in records:
@@ -115,6 +118,7 @@ def write(
                 plan,
                 local(str(image_id)),
                 view.parent,
+                crop=lettered_crop(plan, rows[str(image_id)]) if str(image_id) in rows else None,
                 side=MAX_VIEW_SIDE,
                 option_side=OPTION_MAX_SIDE,
                 on_progress=lambda _f: None,

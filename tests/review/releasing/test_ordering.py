@@ -14,7 +14,7 @@ import pytest
 from django.core.files.storage import default_storage
 
 from annotator.compiling.batch import items_compile_all
-from annotator.compiling.modelview import draw_images, image_name, view_plan
+from annotator.compiling.modelview import draw_images, image_name, lettered_crop, view_plan
 from annotator.compiling.services import item_compile
 from annotator.models import Item, ModelView, SatelliteImage
 from media_tools.imagery.modelview import MAX_VIEW_SIDE, OPTION_MAX_SIDE
@@ -60,7 +60,13 @@ def _drawn(record: dict[str, Any], folder: Path) -> dict[str, bytes]:
     image = SatelliteImage.objects.get(id=plan.image_id)
     src = Path(default_storage.path(image_name(image)))
     view, options = draw_images(
-        plan, src, folder, side=MAX_VIEW_SIDE, option_side=OPTION_MAX_SIDE, on_progress=lambda _f: None
+        plan,
+        src,
+        folder,
+        crop=lettered_crop(plan, image),
+        side=MAX_VIEW_SIDE,
+        option_side=OPTION_MAX_SIDE,
+        on_progress=lambda _f: None,
     )
     return {"view": view.read_bytes(), **{letter: path.read_bytes() for letter, path in options}}
 

@@ -14,7 +14,7 @@ import pytest
 from django.conf import settings
 from django.core.files.storage import default_storage
 
-from annotator.compiling.modelview import image_name, view_plan
+from annotator.compiling.modelview import image_name, lettered_crop, view_plan
 from annotator.compiling.services import item_compile
 from annotator.models import SatelliteImage
 from media_tools.imagery import Shape, draw_option
@@ -58,7 +58,7 @@ class Reader:
             drawn = self.folder / f"{option['option']}.jpg"
             shape = Shape(truth.geometry, option["option"], truth.times)
             colour = plan.options[position][2]  # colours go with positions, like letters
-            draw_option(src, drawn, shape, colour=colour, max_side=OPTION_MAX_SIDE,
+            draw_option(src, drawn, shape, colour=colour, crop=lettered_crop(plan, image), max_side=OPTION_MAX_SIDE,
                         max_pixels=settings.SKYMARK_MAX_IMAGE_PIXELS)  # fmt: skip
             if drawn.read_bytes() == (self.root / option["image"]).read_bytes():
                 found.append(option["option"])
