@@ -82,8 +82,9 @@ def probe(path: Path, *, cmd: str = "ffprobe", **options: Any) -> dict[str, Any]
     """ffprobe's JSON for `path` (format and streams, plus whatever `options` ask for, e.g.
     `select_streams="V:0", show_entries="packet=pts_time,flags"`), via `ffmpeg.probe`.
 
-    No time limit: ffmpeg-python 0.2.0's probe waits for ffprobe without one, and ffprobe only reads
-    the container here (nothing is decoded), so it ends with the file."""
+    No time limit: ffmpeg-python 0.2.0's probe() waits for ffprobe without one and gives no way to stop
+    it. ffprobe reads the container here (decoding at most the few frames that settle the stream's
+    parameters), so it takes about as long as reading the file."""
     try:
         return dict(ffmpeg.probe(str(path), cmd=cmd, hide_banner=None, v="warning", **options))
     except OSError as exc:
