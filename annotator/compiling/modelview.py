@@ -107,7 +107,8 @@ def lettered_crop(plan: Plan, image: SatelliteImage) -> tuple[int, int, int, int
         if not valid.is_empty:
             x0, y0, x1, y1 = (float(v) for v in valid.bounds)
             within = (x0, y0, x1, y1)
-    return candidates_box([s.geometry for _, s, _ in plan.options], image.width, image.height, within=within)
+    # Every drawn shape: the candidates, and any mark the question names beside them.
+    return candidates_box([s.geometry for s in plan.shapes], image.width, image.height, within=within)
 
 
 def draw_images(
