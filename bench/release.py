@@ -56,6 +56,16 @@ def _setup(data: Path) -> None:
     call_command("migrate", verbosity=0)
 
 
+def _png(seed: int) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 64), (seed % 256, (seed // 256) % 256, 90)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
 def _seed(n_scenes: int, n_items: int) -> Any:
     """Bulk rows with small real files: each scene its own video and satellite image."""
     from django.contrib.auth import get_user_model
@@ -72,7 +82,8 @@ def _seed(n_scenes: int, n_items: int) -> Any:
         videos.append(
             Video(file=name, original_name=f"scene{s}.mp4", sha256=f"{s:064x}", size_bytes=len(data), duration_s=30.0)
         )
-        image = default_storage.save(f"satellite/bench-{s}.png", ContentFile(b"\x89PNG" + data))
+        # a real (small) PNG: the TSV and the Parquet decode what they embed
+        image = default_storage.save(f"satellite/bench-{s}.png", ContentFile(_png(s)))
         images.append(
             SatelliteImage(
                 file=image, original_name=f"scene{s}.png", sha256=f"{s + 10**6:064x}", width=2048, height=2048
@@ -188,12 +199,19 @@ def main() -> None:
         records = [e.record for e in release.entries.order_by("uid")]
         sources = release.sources
         fmt_dir = Path(tmp) / "formats"
+
+        def read_media(path: str) -> bytes:
+            from django.core.files.storage import default_storage
+
+            with default_storage.open(sources["media"][path], "rb") as fh:
+                return fh.read()
+
         _measure(
             "canonical + questions + HF data + card",
-            lambda: canonical.write(fmt_dir, version="1.0", records=records, licenses=[]),
+            lambda: canonical.write(fmt_dir, version="1.0", records=records, licenses=[], read_media=read_media),
             rows,
         )
-        _measure("VLMEvalKit TSV", lambda: tsv.write(fmt_dir / "skymark.tsv", records), rows)
+        _measure("VLMEvalKit TSV", lambda: tsv.write(fmt_dir / "skymark.tsv", records, read_media), rows)
         _measure("variants (circular, no-visual)", lambda: variants.write(fmt_dir, records), rows)
         _measure("GeoJSON + Moving Features", lambda: geo.write(fmt_dir, records, sources.get("georefs", {})), rows)
         _measure(

@@ -144,6 +144,7 @@ pages = [
         scoring_views.submission_log,
         name="submission-log",
     ),
+    path("releases/<str:version>/datasheet/", releasing_views.release_datasheet, name="release-datasheet"),
     path("releases/<str:version>/<path:filename>", releasing_views.release_file, name="release-file"),
     path("media/scenes/<int:scene_id>/video", files.scene_video, name="scene-video"),
     path("media/scenes/<int:scene_id>/<str:asset>", files.scene_asset, name="scene-asset"),

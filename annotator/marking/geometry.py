@@ -108,6 +108,18 @@ def validate_geometry(kind: str, geometry: Any, *, width: int, height: int) -> B
     return shape
 
 
+def with_closed_rings(kind: str, geometry: dict[str, Any]) -> dict[str, Any]:
+    """The geometry as it is stored: a region's ring closed (its first vertex repeated at the end),
+    as GeoJSON requires of every ring; readers built on GDAL (geopandas, QGIS) refuse open ones.
+    Call after validate_geometry, which has checked the ring. Returns a new dict."""
+    if kind != "polygon":
+        return geometry
+    ring = [list(p) for p in geometry["coordinates"][0]]
+    if ring[0] != ring[-1]:
+        ring.append(list(ring[0]))
+    return {**geometry, "coordinates": [ring]}
+
+
 def region_shape(kind: str, geometry: dict[str, Any]) -> BaseGeometry:
     """The area a region-like mark covers (polygon or ellipse), for templates."""
     return _PARSERS[kind][1](geometry)[0]

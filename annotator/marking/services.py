@@ -17,7 +17,7 @@ from annotator.compiling import lifecycle
 from annotator.compiling.reads import mark_changes
 from annotator.exceptions import Conflict, StaleWrite
 from annotator.marking.facts import facts_clean
-from annotator.marking.geometry import validate_geometry
+from annotator.marking.geometry import validate_geometry, with_closed_rings
 from annotator.marking.labels import label_clean
 from annotator.models import Mark, SatelliteImage, Scene, Video
 
@@ -75,6 +75,7 @@ def mark_create(
     if not scene.satellite_images.filter(id=satellite_image.id).exists():
         raise ValidationError({"satellite_image": "this image does not belong to the scene"})
     validate_geometry(kind, geometry, width=satellite_image.width, height=satellite_image.height)
+    geometry = with_closed_rings(kind, geometry)
     _validate_times(
         kind=kind,
         geometry=geometry,
@@ -149,6 +150,7 @@ def mark_update(*, mark: Mark, version: int, changes: dict[str, Any]) -> Mark:
     merged = {f: changes.get(f, getattr(mark, f)) for f in EDITABLE_FIELDS}
     image = mark.satellite_image
     validate_geometry(mark.kind, merged["geometry"], width=image.width, height=image.height)
+    merged["geometry"] = with_closed_rings(mark.kind, merged["geometry"])
     _validate_times(
         kind=mark.kind,
         geometry=merged["geometry"],

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from annotator.access.permissions import IsAdmin
 from annotator.models import Item
 from review.models import Release
-from review.releasing import selectors
+from review.releasing import selectors, splits
 from review.releasing.services import release_create
 
 
@@ -21,6 +21,7 @@ class ReleaseOutputSerializer(serializers.ModelSerializer):
     created_by = serializers.CharField(source="created_by.username", read_only=True)
     parent = serializers.CharField(source="parent.version", read_only=True, default=None)  # type: ignore[assignment]
     archive_url = serializers.SerializerMethodField()
+    warnings = serializers.SerializerMethodField()
 
     class Meta:
         model = Release
@@ -42,7 +43,12 @@ class ReleaseOutputSerializer(serializers.ModelSerializer):
             "items_file",
             "manifest_file",
             "archive_url",
+            "warnings",
         ]
+
+    def get_warnings(self, obj: Release) -> list[str]:
+        """What the build found worth a look (an empty split, ...), from the manifest."""
+        return list((obj.manifest or {}).get("warnings", []))
 
     def get_archive_url(self, obj: Release) -> str | None:
         return reverse("release-archive", args=[obj.version]) if obj.state == Release.State.FROZEN else None
@@ -59,6 +65,13 @@ class ReleaseListApi(APIView):
         approved_before = serializers.DateTimeField(required=False, allow_null=True)
         # Hold back each yes/no task's surplus of its majority fact, so yes and no keys are even.
         balance_yes_no = serializers.BooleanField(required=False, default=True)
+        test_share = serializers.FloatField(
+            required=False,
+            allow_null=True,
+            min_value=splits.MIN_TEST_SHARE,
+            max_value=splits.MAX_TEST_SHARE,
+            help_text="share of the items the test split aims at (whole scene groups move); 0.8 unless given",
+        )
 
         def validate(self, attrs: dict) -> dict:
             after, before = attrs.get("approved_after"), attrs.get("approved_before")

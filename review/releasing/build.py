@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from . import datasheet, drawing
+from . import datasheet, drawing, splits
 from .formats import canonical, dumps, geo, tsv, variants, write_jsonl
 
 Progress = Callable[[float], None]
@@ -48,18 +48,30 @@ def write_release(
     """Write everything under `root` (which must be empty) and return the manifest (also written
     as manifest.json, the only file the manifest does not list)."""
     records = sorted(records, key=lambda r: r["id"])
-    files = canonical.write(root, version=version, records=records, licenses=_licenses(sources.get("scenes", [])))
-    files.append(tsv.write(root / "vlmevalkit" / f"skymark-{version}.tsv", records))
-    files.append(tsv.write(root / "vlmevalkit" / f"skymark-{version}-tiny.tsv", [r for r in records if r["tiny"]]))
-    files += variants.write(root, records)
+    stored = sources.get("media", {})
     # Lettered images the freeze did not leave to copy: reordered items and every rotation.
-    files += drawing.write(
+    files = drawing.write(
         root,
         [*records, *(v for r in records for v in variants.rotated(r))],
-        copied=set(sources.get("media", {})),
+        copied=set(stored),
         images=sources.get("drawn_on", {}),
         open_media=open_media,
     )
+
+    def read_media(path: str) -> bytes:
+        """For formats that embed images (Parquet, TSV): a copied file from storage, a drawn one
+        from the release folder."""
+        if path not in stored:
+            return (root / path).read_bytes()
+        with open_media(stored[path]) as fh:
+            return fh.read()
+
+    licenses = _licenses(sources.get("scenes", []))
+    files += canonical.write(root, version=version, records=records, licenses=licenses, read_media=read_media)
+    tsv_dir = root / "vlmevalkit"
+    files.append(tsv.write(tsv_dir / f"skymark-{version}.tsv", records, read_media))
+    files.append(tsv.write(tsv_dir / f"skymark-{version}-tiny.tsv", [r for r in records if r["tiny"]], read_media))
+    files += variants.write(root, records)
     files += geo.write(root, records, sources.get("georefs", {}))
     human = sorted(sources.get("human", []), key=lambda h: (h["id"], h["reviewer"]))
     files.append(write_jsonl(root / "human_answers.jsonl", human))
@@ -88,6 +100,7 @@ def write_release(
         },
         "yes_no_answers": dict(sorted(Counter(r["answer"] for r in records if r["answer_format"] == "yes_no").items())),
         "held_back": sorted(sources.get("held_back", []), key=lambda h: h["id"]),
+        **splits.report(records, test_share=sources.get("splits", {}).get("test_share", splits.TEST_SHARE)),
         **meta,
         "files": [
             {"path": p.relative_to(root).as_posix(), "sha256": _sha256(p), "bytes": p.stat().st_size}

@@ -1,10 +1,13 @@
 """The release's datasheet: one HTML page with PNG figures (matplotlib, no clock or version in the
-image metadata, so a rebuild gives the same bytes). Counts per task and dimension, key-position
+image metadata, so a rebuild gives the same bytes). The figures are inside the page as data URIs,
+so it reads the same opened from the zip, downloaded alone or served by the releases page; the
+PNG files ship beside it for reuse. Counts per task and dimension, key-position
 balance, reviewer agreement, rejection reasons, the human baseline with intervals, where the scenes
 are, the licenses of the source media, and known limitations."""
 
 from __future__ import annotations
 
+import base64
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -176,9 +179,11 @@ def write(root: Path, *, version: str, records: list[dict[str, Any]], sources: d
     map_png = _scenes_map(out / "scenes.png", scenes)
     if map_png:
         files.append(map_png)
+    figures = {p.stem: "data:image/png;base64," + base64.b64encode(p.read_bytes()).decode("ascii") for p in files}
     page = render_to_string(
         "review/datasheet.html",
         {
+            "figures": figures,
             "version": version,
             "n_items": len(records),
             "n_scenes": len(scenes),

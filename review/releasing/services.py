@@ -61,29 +61,25 @@ def _changelog(parent: Release | None, records: list[dict[str, Any]]) -> dict[st
     }
 
 
-def _place(records: list[dict[str, Any]]) -> None:
+def _place(records: list[dict[str, Any]], *, test_share: float) -> None:
     """Give every record its split and tiny membership (seeded, by scene group)."""
-    split_items = [
-        splits.SplitItem(
-            uid=r["id"],
-            task=r["task"],
-            scene=r["scene"],
-            media=frozenset([r["video"]["sha256"], *(s["sha256"] for s in r["satellite_images"])]),
-        )
-        for r in records
-    ]
-    split = splits.train_test(split_items)
+    split_items = splits.split_items(records)
+    split = splits.train_test(split_items, test_share=test_share)
     tiny = splits.tiny(split_items, split)
     for r in records:
         r["split"], r["tiny"] = split[r["id"]], r["id"] in tiny
 
 
-def _balance(inputs: ReleaseInputs, *, balance_yes_no: bool) -> tuple[list[dict[str, Any]], dict[str, str]]:
+def _balance(
+    inputs: ReleaseInputs, *, balance_yes_no: bool, test_share: float
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Apply the freeze's balance (ordering.py) to the inputs in place: records placed in splits,
     reordered or reworded, held-back items out (with their blind answers and model-view files), blind answers to
     reworded questions read the new way, lettered images to draw taken off the copy list. Returns
     what was held back and the satellite images lettered candidates are drawn on."""
-    result = ordering.balance_release(inputs.records, balance_yes_no=balance_yes_no, place=_place)
+    result = ordering.balance_release(
+        inputs.records, balance_yes_no=balance_yes_no, place=lambda records: _place(records, test_share=test_share)
+    )
     item_of = dict(zip((r["id"] for r in inputs.records), inputs.item_ids, strict=True))
     held = {h["id"] for h in result.held_back}
     for path in [p for p in inputs.media if p.startswith("media/items/")]:
@@ -114,16 +110,23 @@ def release_create(
     approved_after: datetime | None = None,
     approved_before: datetime | None = None,
     balance_yes_no: bool = True,
+    test_share: float | None = None,
     enqueue: bool = True,
 ) -> Release:
     """Freeze the approved items that match the filters into `version` (state building) and queue
     its build (unless `enqueue` is False: the caller runs it). Keys are balanced over what is
     released (ordering.py); with `balance_yes_no` the surplus of each yes/no task's majority fact is
-    held back and listed. Raises ValidationError (a bad or taken version, nothing to release) or
-    Conflict (the same version is being built right now)."""
+    held back and listed. `test_share`: the share of items the test split aims at
+    (splits.TEST_SHARE unless given). Raises ValidationError (a bad or taken version, a share out
+    of range, nothing to release) or Conflict (the same version is being built right now)."""
     version = version.strip()
     if not VERSION_RE.match(version):
         raise ValidationError({"version": "use a version like 1.0 or v1.2.0"})
+    share = splits.TEST_SHARE if test_share is None else float(test_share)
+    if not splits.MIN_TEST_SHARE <= share <= splits.MAX_TEST_SHARE:
+        raise ValidationError(
+            {"test_share": f"give a share between {splits.MIN_TEST_SHARE} and {splits.MAX_TEST_SHARE} (0.8 = 80% test)"}
+        )
     existing = Release.objects.filter(version=version).first()
     if existing is not None and existing.state == Release.State.BUILDING:
         raise Conflict(f"release {version} is being built right now; wait for it to finish")
@@ -140,7 +143,7 @@ def release_create(
                 "wait for their jobs, or render failed ones again from the admin"
             }
         )
-    held_back, drawn_on = _balance(inputs, balance_yes_no=balance_yes_no)
+    held_back, drawn_on = _balance(inputs, balance_yes_no=balance_yes_no, test_share=share)
     if not inputs.records:
         raise ValidationError(
             {
@@ -170,6 +173,7 @@ def release_create(
         "held_back": held_back,
         "balance_yes_no": balance_yes_no,
         "drawn_on": drawn_on,
+        "splits": {"test_share": share},
     }
     try:
         with transaction.atomic():

@@ -1,24 +1,38 @@
-"""Release pages: freeze approved items (with filters), follow builds, download files or the whole
-release as a streamed zip."""
+"""Release pages: freeze approved items (with filters and the test share), follow builds, read the
+datasheet, download files or the whole release as a streamed zip.
+
+Downloads are DRF views, so a script can fetch them with `Authorization: Token ...` as well as a
+browser with its session: an API client is answered 401 (no or a bad token), 403 (not an admin) or
+404, never a redirect to the login page, which only a browser that is not logged in still gets."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAdmin, page_require
 from annotator.exceptions import Conflict
 from annotator.models import Item, Scene
 from annotator.serving import serve_stored
 from review.models import Release
-from review.releasing import selectors
+from review.releasing import selectors, splits
 from review.releasing.apis import ReleaseListApi
 from review.releasing.archive import stream_zip
 from review.releasing.services import release_create
+
+DATASHEET = "datasheet/index.html"
 
 
 def _form_errors(exc: ValidationError) -> str:
@@ -39,6 +53,7 @@ def releases_page(request: HttpRequest) -> HttpResponse:
                 "approved_before": request.POST.get("approved_before") or None,
                 # a checkbox: absent when unticked (the form shows it ticked)
                 "balance_yes_no": request.POST.get("balance_yes_no") == "on",
+                "test_share": request.POST.get("test_share") or None,
             }
         )
         try:
@@ -63,6 +78,8 @@ def releases_page(request: HttpRequest) -> HttpResponse:
             "approved_count": Item.objects.filter(state=Item.State.APPROVED).count(),
             "tasks": Item.Task.choices,
             "scenes": Scene.objects.filter(items__state=Item.State.APPROVED).distinct().order_by("name"),
+            "test_share_default": splits.TEST_SHARE,
+            "test_share_range": (splits.MIN_TEST_SHARE, splits.MAX_TEST_SHARE),
         },
         status=400 if error else 200,
     )
@@ -76,24 +93,49 @@ def _frozen(version: str) -> Release:
 
 
 @login_required
-def release_file(request: HttpRequest, version: str, filename: str) -> HttpResponseBase:
-    """One file of a frozen release (any listed in its manifest, or the manifest), streamed."""
+def release_datasheet(request: HttpRequest, version: str) -> HttpResponseBase:
+    """The datasheet as a page (its figures are inside it), not as a download."""
     page_require(request, IsAdmin())
     release = _frozen(version)
-    listed = {f["path"] for f in release.manifest.get("files", [])} | {"manifest.json"}
-    if filename not in listed:
-        raise Http404("not a file of this release")
-    return serve_stored(request, f"{release.root}/{filename}", download_as=f"{version}-{filename.replace('/', '-')}")
+    return serve_stored(request, f"{release.root}/{DATASHEET}")
 
 
-@login_required
-def release_archive(request: HttpRequest, version: str) -> HttpResponseBase:
-    """The whole release as a zip, streamed as it is written."""
-    page_require(request, IsAdmin())
-    release = _frozen(version)
-    folder = f"skymark-{version}"
-    response = StreamingHttpResponse(
-        stream_zip(release.root, folder, release.manifest["files"]), content_type="application/zip"
-    )
-    response["Content-Disposition"] = f'attachment; filename="{folder}.zip"'
-    return response
+class _DownloadView(APIView):
+    # Token first: an anonymous API client is told 401 with `WWW-Authenticate: Token`.
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    permission_classes = [IsAuthenticated, IsAdmin]
+
+    def handle_exception(self, exc: Exception) -> Any:  # a Response, or the login redirect
+        # A browser that is not logged in (no Authorization header, asks for a page) goes to the login page.
+        request = self.request
+        browser = "text/html" in request.headers.get("Accept", "") and "Authorization" not in request.headers
+        if isinstance(exc, NotAuthenticated) and browser:
+            return redirect_to_login(request.get_full_path())
+        return super().handle_exception(exc)
+
+
+class ReleaseFileView(_DownloadView):
+    def get(self, request: Request, version: str, filename: str) -> HttpResponseBase:
+        """One file of a frozen release (any listed in its manifest, or the manifest), streamed."""
+        release = _frozen(version)
+        listed = {f["path"] for f in release.manifest.get("files", [])} | {"manifest.json"}
+        if filename not in listed:
+            raise Http404("not a file of this release")
+        name = f"{version}-{filename.replace('/', '-')}"
+        return serve_stored(request, f"{release.root}/{filename}", download_as=name)
+
+
+class ReleaseArchiveView(_DownloadView):
+    def get(self, request: Request, version: str, **_: Any) -> HttpResponseBase:
+        """The whole release as a zip, streamed as it is written."""
+        release = _frozen(version)
+        folder = f"skymark-{version}"
+        response = StreamingHttpResponse(
+            stream_zip(release.root, folder, release.manifest["files"]), content_type="application/zip"
+        )
+        response["Content-Disposition"] = f'attachment; filename="{folder}.zip"'
+        return response
+
+
+release_file = ReleaseFileView.as_view()
+release_archive = ReleaseArchiveView.as_view()

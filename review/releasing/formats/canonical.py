@@ -5,12 +5,22 @@ Layout (media paths inside records are relative to the release root):
     items.jsonl              every item with its key, split and provenance
     questions.jsonl          the same items without answers, for submitting to models
     splits/{train,test,tiny}.txt
-    data/{test,train,tiny}.jsonl   flat records for `datasets.load_dataset(<release root>)`
+    data/{test,train,tiny}.parquet   rows for `datasets.load_dataset(<release root>)`
     README.md                the dataset card
+
+The split files are Parquet with the images inside (`datasets.Image()` columns: bytes plus the
+path in the release), because `Image()` opens a path relative to the working directory, not to
+the dataset: JSON rows of paths decode only when run from the release folder. Parquet is what
+the Hub itself serves, and the features ride in its schema metadata (key `huggingface`), so
+`load_dataset` returns PIL images wherever it runs. Videos stay files: `video` is a path relative
+to the release root (join it with the folder you loaded); `datasets.Video()` would need torchcodec
+to decode, which a plain `datasets` install lacks.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +28,34 @@ from . import write_jsonl, write_text
 
 QUESTION_FIELDS = ("id", "task", "dimension", "question", "options", "answer_format", "scene", "media")
 HF_SPLITS = ("test", "train", "tiny")
+TEXT_COLUMNS = ("id", "task", "dimension", "question", "answer", "answer_format", "scene", "video")
+ROW_GROUP = 64  # rows per Parquet row group: a group's images are held in memory while it is written
+ReadMedia = Callable[[str], bytes]
+
+
+def _value(dtype: str) -> dict[str, str]:
+    return {"dtype": dtype, "_type": "Value"}
+
+
+# datasets' own serialisation of the features; "Sequence" reads as a list in every version.
+HF_FEATURES: dict[str, Any] = {
+    **{name: _value("string") for name in TEXT_COLUMNS},
+    "options": {"feature": _value("string"), "_type": "Sequence"},
+    "segment_s": {"feature": _value("float64"), "_type": "Sequence"},
+    "images": {"feature": {"_type": "Image"}, "_type": "Sequence"},
+    "option_images": {"feature": {"_type": "Image"}, "_type": "Sequence"},
+    "option_image_letters": {"feature": _value("string"), "_type": "Sequence"},
+}
 
 
 def questions(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: r[k] for k in QUESTION_FIELDS} for r in records]
 
 
-def hf_row(record: dict[str, Any]) -> dict[str, Any]:
+def hf_row(record: dict[str, Any], read_media: ReadMedia) -> dict[str, Any]:
     """One flat row with the same columns for every task (Arrow needs one schema per split);
-    options are strings, empty for numbers and times."""
+    options are strings, empty for numbers and times; images carry their bytes."""
+    options = sorted(record["media"].get("option_images", []), key=lambda o: o["option"])
     return {
         "id": record["id"],
         "task": record["task"],
@@ -37,9 +66,41 @@ def hf_row(record: dict[str, Any]) -> dict[str, Any]:
         "answer_format": record["answer_format"],
         "scene": record["scene"],
         "video": record["media"]["video"],
-        "images": list(record["media"]["images"]),
-        "option_images": [o["image"] for o in record["media"].get("option_images", [])],
+        "segment_s": [float(t) for t in record["media"].get("segment_s") or []],
+        "images": [{"bytes": read_media(p), "path": p} for p in record["media"]["images"]],
+        "option_images": [{"bytes": read_media(o["image"]), "path": o["image"]} for o in options],
+        "option_image_letters": [o["option"] for o in options],
     }
+
+
+def _arrow_schema() -> Any:
+    import pyarrow as pa
+
+    image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+    fields = [
+        *((name, pa.string()) for name in TEXT_COLUMNS),
+        ("options", pa.list_(pa.string())),
+        ("segment_s", pa.list_(pa.float64())),
+        ("images", pa.list_(image)),
+        ("option_images", pa.list_(image)),
+        ("option_image_letters", pa.list_(pa.string())),
+    ]
+    metadata = {"huggingface": json.dumps({"info": {"features": HF_FEATURES}}, sort_keys=True)}
+    return pa.schema(fields, metadata=metadata)
+
+
+def write_parquet(path: Path, records: list[dict[str, Any]], read_media: ReadMedia) -> Path:
+    """Rows of one split, a row group at a time (deterministic: no timestamps in Parquet)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = _arrow_schema()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with pq.ParquetWriter(path, schema) as writer:
+        for start in range(0, len(records), ROW_GROUP):
+            rows = [hf_row(r, read_media) for r in records[start : start + ROW_GROUP]]
+            writer.write_table(pa.Table.from_pylist(rows, schema=schema))
+    return path
 
 
 def split_rows(records: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
@@ -50,7 +111,7 @@ def split_rows(records: list[dict[str, Any]], name: str) -> list[dict[str, Any]]
 
 def dataset_card(*, version: str, counts: dict[str, int], tasks: dict[str, int], licenses: list[str]) -> str:
     # An empty split has no rows to infer columns from; the card names only splits with items.
-    configs = "\n".join(f"  - split: {s}\n    path: data/{s}.jsonl" for s in HF_SPLITS if counts[s])
+    configs = "\n".join(f"  - split: {s}\n    path: data/{s}.parquet" for s in HF_SPLITS if counts[s])
     task_lines = "\n".join(f"| {task} | {n} |" for task, n in sorted(tasks.items()))
     split_lines = ", ".join(f"{s}: {counts[s]}" for s in HF_SPLITS)
     return f"""---
@@ -77,7 +138,7 @@ Splits ({split_lines}): `test` and `train` share no video and no satellite image
 ```python
 from datasets import load_dataset
 ds = load_dataset("path/to/this/release")   # DatasetDict with test, train, tiny
-row = ds["test"][0]                          # row["video"], row["images"]: paths inside the release
+row = ds["test"][0]                          # row["images"]: PIL images; row["video"]: a path inside the release
 ```
 
 `items.jsonl` holds the same items with their provenance; `questions.jsonl` has no answers.
@@ -96,14 +157,17 @@ See `datasheet/index.html` for balance, agreement, rejection reasons, the human 
 """
 
 
-def write(root: Path, *, version: str, records: list[dict[str, Any]], licenses: list[str]) -> list[Path]:
+def write(
+    root: Path, *, version: str, records: list[dict[str, Any]], licenses: list[str], read_media: ReadMedia
+) -> list[Path]:
+    """`read_media`: a path inside the release -> that file's bytes (images go into the Parquet)."""
     files = [write_jsonl(root / "items.jsonl", records), write_jsonl(root / "questions.jsonl", questions(records))]
     counts = {}
     for name in HF_SPLITS:
         rows = split_rows(records, name)
         counts[name] = len(rows)
         files.append(write_text(root / "splits" / f"{name}.txt", "".join(f"{r['id']}\n" for r in rows)))
-        files.append(write_jsonl(root / "data" / f"{name}.jsonl", [hf_row(r) for r in rows]))
+        files.append(write_parquet(root / "data" / f"{name}.parquet", rows, read_media))
     tasks: dict[str, int] = {}
     for r in records:
         tasks[r["task"]] = tasks.get(r["task"], 0) + 1

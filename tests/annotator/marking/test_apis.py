@@ -295,3 +295,36 @@ def test_marks_list_queries_do_not_grow_with_copies(annotator, api) -> None:
         ItemFactory(scene=scene, author=annotator, marks=[mark], state="approved")
         ItemFactory(scene=scene, author=annotator, marks=[mark], state="rejected")
     assert _count(client, url) == few
+
+
+def test_an_open_region_ring_is_stored_closed(annotator, api) -> None:
+    # given a region posted with an open ring (GeoJSON wants the first vertex repeated last)
+    scene = SceneFactory(annotators=[annotator])
+    open_ring = {"type": "Polygon", "coordinates": [[[10, 10], [60, 10], [60, 40], [10, 40]]]}
+    client = api(annotator)
+    created = client.post(
+        f"/api/scenes/{scene.id}/marks/", _new_mark(scene, kind="polygon", geometry=open_ring), format="json"
+    )
+    assert created.status_code == 201, created.content
+    closed = [[10, 10], [60, 10], [60, 40], [10, 40], [10, 10]]
+    # then it is stored and answered closed
+    mark = Mark.objects.get(id=created.json()["id"])
+    assert mark.geometry["coordinates"] == [closed]
+    assert created.json()["geometry"]["coordinates"] == [closed]
+    # and an edit with an open ring is closed the same way
+    moved = {"type": "Polygon", "coordinates": [[[20, 20], [70, 20], [70, 50]]]}
+    edited = client.patch(f"/api/marks/{mark.id}/", {"version": 1, "geometry": moved}, format="json")
+    assert edited.status_code == 200, edited.content
+    mark.refresh_from_db()
+    assert mark.geometry["coordinates"] == [[[20, 20], [70, 20], [70, 50], [20, 20]]]
+
+
+def test_a_ring_too_short_to_close_is_a_field_error(annotator, api) -> None:
+    scene = SceneFactory(annotators=[annotator])
+    two_points = {"type": "Polygon", "coordinates": [[[10, 10], [60, 10], [10, 10]]]}
+    response = api(annotator).post(
+        f"/api/scenes/{scene.id}/marks/", _new_mark(scene, kind="polygon", geometry=two_points), format="json"
+    )
+    assert response.status_code == 400
+    assert "at least 3 distinct vertices" in " ".join(response.json()["geometry"])
+    assert not Mark.objects.exists()

@@ -7,7 +7,7 @@ import math
 import pytest
 from django.core.exceptions import ValidationError
 
-from annotator.marking.geometry import ellipse_polygon, region_shape, validate_geometry
+from annotator.marking.geometry import ellipse_polygon, region_shape, validate_geometry, with_closed_rings
 
 W, H = 200, 100
 
@@ -160,3 +160,14 @@ def test_geometry_must_be_an_object() -> None:
 def test_region_shape_of_ellipse_and_polygon() -> None:
     assert region_shape("ellipse", ellipse(50, 50, 10, 10)).centroid.coords[0] == pytest.approx((50, 50))
     assert region_shape("polygon", polygon((0, 0), (4, 0), (4, 4), (0, 4))).area == 16
+
+
+def test_an_open_ring_is_closed_for_storage_and_a_closed_one_kept() -> None:
+    open_ring = polygon((0, 0), (50, 0), (50, 30))
+    validate_geometry("polygon", open_ring, width=W, height=H)
+    assert with_closed_rings("polygon", open_ring)["coordinates"] == [[[0, 0], [50, 0], [50, 30], [0, 0]]]
+    assert open_ring["coordinates"] == [[[0, 0], [50, 0], [50, 30]]]  # the caller's dict is left as it was
+    closed = polygon((0, 0), (50, 0), (50, 30), (0, 0))
+    assert with_closed_rings("polygon", closed) == closed
+    point = {"type": "Point", "coordinates": [3, 4]}
+    assert with_closed_rings("point", point) is point

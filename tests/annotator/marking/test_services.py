@@ -38,7 +38,9 @@ def test_mark_create_stores_the_mark(annotator) -> None:
     # then the row carries it, label trimmed, at version 1
     row = Mark.objects.get(id=mark.id)
     assert (row.kind, row.label, row.time_start, row.time_end, row.version) == ("polygon", "pond", 0.5, 1.5, 1)
-    assert row.geometry == SQUARE and row.facts == {"visible": True}
+    # the ring stored closed (GeoJSON's rule), the same vertices otherwise
+    ring = SQUARE["coordinates"][0]
+    assert row.geometry == {"type": "Polygon", "coordinates": [[*ring, ring[0]]]} and row.facts == {"visible": True}
     assert (row.author, row.scene, row.satellite_image) == (annotator, scene, scene.satellite_images.first())
 
 
@@ -117,7 +119,8 @@ def test_mark_update_with_current_version(annotator) -> None:
 
     # then the row has the change and version 2; untouched fields keep their values
     row = Mark.objects.get(id=mark.id)
-    assert (row.geometry, row.label, row.version) == (moved, "lake", 2)
+    closed = {"type": "Polygon", "coordinates": [[[20, 20], [80, 20], [80, 60], [20, 20]]]}
+    assert (row.geometry, row.label, row.version) == (closed, "lake", 2)
     assert (row.time_start, row.time_end, row.facts) == (0.0, 1.5, {"visible": True})
     assert updated.version == 2
 

@@ -55,3 +55,29 @@ def test_a_task_with_fewer_items_gives_all_of_them() -> None:
     items = _items()[:4]
     split = {i.uid: "test" for i in items}
     assert tiny(items, split, per_task=60) == {i.uid for i in items}
+
+
+def _scenes(*sizes: int) -> list[SplitItem]:
+    return [
+        SplitItem(uid=f"skm-{s}{k:03d}", task="task0", scene=f"scene{s}", media=frozenset({f"video{s}", f"image{s}"}))
+        for s, n in enumerate(sizes)
+        for k in range(n)
+    ]
+
+
+def test_two_scenes_give_one_to_test_and_one_to_train() -> None:
+    for sizes in ((5, 5), (1, 9), (9, 1)):
+        split = train_test(_scenes(*sizes))
+        assert sorted(set(split.values())) == ["test", "train"], sizes
+
+
+def test_a_single_group_cannot_be_split_and_a_share_of_one_keeps_train_empty() -> None:
+    assert set(train_test(_scenes(7)).values()) == {"test"}
+    assert set(train_test(_scenes(3, 4, 5), test_share=1.0).values()) == {"test"}
+
+
+def test_the_share_moves_whole_scenes_towards_it() -> None:
+    items = _scenes(*([10] * 10))
+    for share in (0.2, 0.5, 0.8):
+        split = train_test(items, test_share=share)
+        assert sum(v == "test" for v in split.values()) == share * 100
