@@ -100,7 +100,9 @@ def test_the_test_share_is_the_admins_and_the_manifest_records_it(annotator, adm
         for _ in range(3):
             ItemFactory(state=Item.State.APPROVED, author=annotator, scene=scene)
     # when an admin builds a release with half of it for test
-    response = api(admin).post("/api/releases/", {"version": "1.0", "test_share": 0.5}, format="json")
+    response = api(admin).post(
+        "/api/releases/", {"version": "1.0", "test_share": 0.5, "balance_yes_no": False}, format="json"
+    )
     assert response.status_code == 202, response.content
     from review.releasing.jobs import release_run
 
