@@ -150,7 +150,8 @@ def mark_update(*, mark: Mark, version: int, changes: dict[str, Any]) -> Mark:
     merged = {f: changes.get(f, getattr(mark, f)) for f in EDITABLE_FIELDS}
     image = mark.satellite_image
     validate_geometry(mark.kind, merged["geometry"], width=image.width, height=image.height)
-    merged["geometry"] = with_closed_rings(mark.kind, merged["geometry"])
+    if "geometry" in changes:  # a stored ring is closed when it is edited, so other edits change only themselves
+        merged["geometry"] = with_closed_rings(mark.kind, merged["geometry"])
     _validate_times(
         kind=mark.kind,
         geometry=merged["geometry"],
