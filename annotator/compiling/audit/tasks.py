@@ -41,6 +41,9 @@ class TaskAudit:
     # Yes/no tasks: how often the fact holds, and the keys by the wording's polarity.
     prior: Prior | None = None
     wording: Wording | None = None
+    # The options when every item offers the same ones in the same order (yes/no; a set never
+    # shuffled): then a text is a position, tested once, as a position named by its text.
+    fixed_options: list[str] | None = None
     flags: list[str] = field(default_factory=list)
 
 
@@ -58,13 +61,16 @@ def audit_task(task: str, rows: Sequence[Row]) -> TaskAudit:
     n_options = sizes.pop() if len(sizes) == 1 else None
     bias = position_bias([list(r.options).index(r.answer) for r in choice], n_options) if choice and n_options else None
     groups, dup_items = near_duplicates(rows)
+    fixed = (
+        list(choice[0].options) if choice and all(list(r.options) == list(choice[0].options) for r in choice) else None
+    )
     report = TaskAudit(
         task=task,
         items=len(rows),
         n_options=n_options,
         positions=bias,
         longest=longest_key(choice),
-        texts=key_texts(choice),
+        texts=[] if fixed else key_texts(choice),
         phrasings=Counter(r.phrasing for r in rows if r.phrasing).most_common(),
         duplicate_groups=groups,
         duplicate_items=dup_items,
@@ -72,6 +78,7 @@ def audit_task(task: str, rows: Sequence[Row]) -> TaskAudit:
         blind_missing=blind_reason(choice) if choice else "no options",
         prior=fact_prior(rows),
         wording=wording_key(rows),
+        fixed_options=fixed,
     )
     report.flags = flags(report)
     return report
@@ -87,10 +94,10 @@ def flags(report: TaskAudit) -> list[str]:
             f"{blind.chance:.0%}, p = {blind.p_value:.3g}): the wording gives the key away"
         )
     if bias is not None and bias.p_value < ALPHA:
-        out.append(
-            f"the key is at {LETTERS[bias.mode_position]} in {bias.p_mode:.0%} of {bias.n} items "
-            f"(p = {bias.p_value:.3g})"
-        )
+        fixed = report.fixed_options
+        letter = LETTERS[bias.mode_position]
+        named = f" ('{fixed[bias.mode_position]}')" if fixed and fixed[bias.mode_position] != letter else ""
+        out.append(f"the key is at {letter}{named} in {bias.p_mode:.0%} of {bias.n} items (p = {bias.p_value:.3g})")
     if longest is not None and longest.p_value < ALPHA:
         out.append(
             f"the key is the longest option in {longest.hits} of {longest.n} items (chance {longest.chance:.0%}, "

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils.html import escape
 
 from annotator.compiling.audit import Row, audit
 from annotator.models import Item, Mark
@@ -42,11 +43,26 @@ def test_balanced_keys_on_an_uneven_fact_are_flagged_by_prior_and_wording() -> N
 
 
 def test_region_interaction_keyed_stays_away_11_of_18_is_flagged() -> None:
+    # given options shuffled per item, "stays away" the key in 11 of 18
+    rows = []
+    for i in range(18):
+        options = MOVES[i % 3 :] + MOVES[: i % 3]
+        answer = "stays away" if i < 11 else [m for m in MOVES if m != "stays away"][i % 2]
+        rows.append(Row(i, "region_interaction", i % 4, f"What does car {i} do?", options, answer, "multiple_choice",
+                        frozenset({i}), ""))  # fmt: skip
+    [report] = audit(rows)
+    assert report.fixed_options is None
+    assert "'stays away' is the key in 11 of the 18 items offering it (chance 33%, p = 0.0433)" in report.flags
+
+
+def test_with_options_in_one_order_the_text_is_named_at_its_position_once() -> None:
     rows = [Row(i, "region_interaction", i % 4, f"What does car {i} do?", MOVES,
                 "stays away" if i < 11 else MOVES[i % 2], "multiple_choice", frozenset({i}), "")
             for i in range(18)]  # fmt: skip
     [report] = audit(rows)
-    assert "'stays away' is the key in 11 of the 18 items offering it (chance 33%, p = 0.0433)" in report.flags
+    assert report.fixed_options == MOVES and report.texts == []
+    assert "the key is at C ('stays away') in 61% of 18 items (p = 0.0433)" in report.flags
+    assert not any("offering it" in f for f in report.flags)
 
 
 @pytest.mark.django_db
@@ -64,7 +80,7 @@ def test_the_command_and_the_page_report_each_task(admin: Any, annotator: Any, c
     assert (report["task"], report["items"], report["n_options"]) == (Item.Task.TARGET_VISIBILITY, 6, 2)
     assert report["positions"]["p_mode"] == 1.0 and report["phrasings"] == [["Is the {region} seen?", 6]]
     assert report["positions"]["p_value"] == pytest.approx(2 * 0.5**6, abs=1e-4)
-    assert any("the key is at A in 100% of 6 items" in f for f in report["flags"])
+    assert any("the key is at A ('yes') in 100% of 6 items" in f for f in report["flags"])
     assert report["prior"] == {"holds": 6, "n": 6, "p_value": pytest.approx(2 * 0.5**6, abs=1e-4)}
     assert (report["duplicate_groups"], report["duplicate_items"]) == (1, 2)
     with pytest.raises(CommandError, match="flagged: target_visibility"):
@@ -72,14 +88,14 @@ def test_the_command_and_the_page_report_each_task(admin: Any, annotator: Any, c
     table = StringIO()
     call_command("audit_items", stdout=table)
     text = table.getvalue()
-    assert "target_visibility" in text and "! the key is at A in 100% of 6 items" in text
+    assert "target_visibility" in text and "! the key is at A ('yes') in 100% of 6 items" in text
     assert "0.000" in text and "-0.000" not in text  # entropy of one position, never a negative zero
     # the page is the admins'
     client.force_login(annotator)
     assert client.get("/compiling/audit/").status_code == 403
     client.force_login(admin)
     page = client.get("/compiling/audit/").content.decode()
-    assert 'data-task="target_visibility"' in page and "the key is at A in 100% of 6 items" in page
+    assert 'data-task="target_visibility"' in page and escape("the key is at A ('yes') in 100% of 6 items") in page
     assert "-0.000" not in page and "p &lt; 0.05" in page
 
 
