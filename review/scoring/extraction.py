@@ -9,10 +9,13 @@ unreadable with the reason.
 Multiple choice (options are the item's option texts; letters A, B, ... by position):
   1. the whole reply is a letter, alone or dressed: "B", "(B)", "B.", "B)", "[B]", "Option B";
   2. the reply is exactly an option's text (case, spaces and a final full stop ignored);
-  3. stated answers, "The answer is B", "Answer: (C) east", "answer is north", and a leading
-     letter, "B. north-east", "(B) north-east", or a letter alone on the first line: every one the
-     reply holds is read, and when they name different options the reply is contradictory;
-  4. exactly one option's text appears in the reply as whole words (two or more: unreadable).
+  3. stated answers, "The answer is B", "Answer: (C) east", "answer is north", a leading letter,
+     "B. north-east", "(B) north-east", or a letter alone on the first line, and a letter given as
+     the answer, "(C)", "I'd pick option A", "so it's D.": every one the reply holds is read, and
+     when they name different options the reply is contradictory ("option A is wrong" is a
+     mention, not an answer, and is not read);
+  4. exactly one option's text appears in the reply as whole words (two or more: unreadable);
+     letter options are never looked for as words ("a" is an article).
 Yes/no items (options "yes" and "no") read, after rules 1-2 and the letters of rule 3: yes, no,
 true, false opening a sentence ("No, it is hidden.", "Well, yes.") or stated ("The answer is no"),
 and y / n only as the whole reply. An opening "no" or "yes" counts only when what follows it ends
@@ -64,13 +67,16 @@ _STATED = re.compile(
     r"(?:final\s+|correct\s+)?answer\s*(?:is|would be|:|=)\s*(?:option\s+)?(.+?)(?=[.;!?](?:\s|$)|\n|$)", re.I
 )
 _LEADING_LETTER = re.compile(r"^[\(\[]?([a-h])[\)\].:]\s+(.+)$", re.I | re.S)
-# A letter named anywhere: "option C", "(C)", "[C]", "it's C." (a capital closing the clause, so the
-# article in "A car enters" is not one).
+# A letter given as the answer anywhere: "(C)", "[C]", "I'd pick option A", "so it's C." (a capital
+# closing the clause, so the article in "it is A car" is not one). A mention such as "option A is
+# wrong" is not an answer and is not read.
 _LETTER_REF = re.compile(
-    r"\b(?:[Oo]ption|[Cc]hoice|[Ll]etter)\s+\(?([A-H])\)?(?![\w'])"
-    r"|[\(\[]([A-H])[\)\]]"
-    r"|\b(?:it's|it is|is|choose|pick|select|go with)\s+([A-H])(?=[.!?,;]|\s*$)"
+    r"[\(\[]([A-H])[\)\]]"
+    r"|\b(?:choose|pick|select|go with)\s+(?:[Oo]ption\s+)?\(?([A-H])\)?(?![\w'])"
+    r"|\b(?:[Ii]t's|[Ii]t is)\s+(?:[Oo]ption\s+)?([A-H])(?=[.!?,;)]|\s*$)"
 )
+# A stated answer that starts with a capital letter and goes on: "The answer is B, not A".
+_INNER_LETTER = re.compile(r"^(?:[Oo]ption\s+)?[\(\[]?([A-H])(?![\w'])")
 
 
 def _letter(text: str, options: list[str]) -> str | None:
@@ -89,15 +95,19 @@ def _by_text(text: str, options: list[str]) -> str | None:
 
 def _named(text: str, options: list[str]) -> list[str]:
     """The options whose text stands in `text` as whole words ("east" is not found inside
-    "north-east": a hyphen joins words)."""
+    "north-east": a hyphen joins words). Letter options (A-D drawn on the image) are never looked
+    for as words: "a" is an article."""
     reply = f" {_norm(text)} "
-    return [o for o in options if re.search(r"(?<![\w-])" + re.escape(_norm(o)) + r"(?![\w-])", reply)]
+    words = [o for o in options if not re.fullmatch(r"[a-h]", _norm(o))]
+    return [o for o in words if re.search(r"(?<![\w-])" + re.escape(_norm(o)) + r"(?![\w-])", reply)]
 
 
 def _stated_value(inner: str, options: list[str]) -> tuple[str, str] | None:
     if (value := _letter(inner, options)) is not None:
         return value, "stated letter"
     if (lead := _LEADING_LETTER.match(inner)) and (value := _letter(lead.group(1), options)) is not None:
+        return value, "stated letter"
+    if (start := _INNER_LETTER.match(inner)) and (value := _letter(start.group(1), options)) is not None:
         return value, "stated letter"
     if (value := _by_text(inner, options)) is not None:
         return value, "stated option text"

@@ -39,6 +39,9 @@ CHOICES = [
     ("The target moves along path (C).", ["A", "B", "C", "D"], "C", "stated letter"),
     ("After watching it twice, I'd pick option A.", ["A", "B", "C", "D"], "A", "stated letter"),
     ("B. Yes, the answer is B.", SECTORS, "north-east", "leading letter"),  # said twice, the same
+    ("The answer is B, not A.", SECTORS, "north-east", "stated letter"),
+    ("Option A is wrong because the track turns; the answer is (C).", SECTORS, "east", "stated letter"),
+    ("So it's D.", ["A", "B", "C", "D"], "D", "stated letter"),
     # contradictions and ambiguity: unreadable, never a pick
     ("The answer is B. Actually it's C.", SECTORS, None, "contradictory answers"),
     ("A. On reflection, the answer is (D).", SECTORS, None, "contradictory answers"),
@@ -46,6 +49,9 @@ CHOICES = [
     ("north or east", SECTORS, None, "several options named"),
     ("somewhere up there", SECTORS, None, "no option, letter or option text found"),
     ("I", SECTORS, None, "no option, letter or option text found"),  # not one of the eight letters
+    ("The car takes a left turn at the junction.", ["A", "B", "C", "D"], None, "no option"),  # "a" is an article
+    ("It is A car, I think.", ["A", "B", "C", "D"], None, "no option"),
+    ("(A) is the road, (B) is the river: the car follows (B).", SECTORS, None, "contradictory answers"),
     ("E", ["a", "b", "c", "d"], None, "no option, letter or option text found"),
     ("", SECTORS, None, "empty answer"),
     (None, SECTORS, None, "no answer given"),
