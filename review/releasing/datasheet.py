@@ -22,6 +22,7 @@ from review.quality.agreement import fleiss_kappa, krippendorff_alpha, percent_a
 from review.quality.baseline import human_baseline
 from review.scoring.metrics import choice_bias
 
+from . import splits
 from .formats import write_text
 
 FIGURE_META = {"Software": None}  # matplotlib writes its version otherwise
@@ -179,6 +180,9 @@ def write(root: Path, *, version: str, records: list[dict[str, Any]], sources: d
     map_png = _scenes_map(out / "scenes.png", scenes)
     if map_png:
         files.append(map_png)
+    # an empty split (a release from one scene group has no train) is a limitation too
+    share = sources.get("splits", {}).get("test_share", splits.TEST_SHARE)
+    split_warnings = splits.report(records, test_share=share)["warnings"]
     figures = {p.stem: "data:image/png;base64," + base64.b64encode(p.read_bytes()).decode("ascii") for p in files}
     page = render_to_string(
         "review/datasheet.html",
@@ -198,7 +202,7 @@ def write(root: Path, *, version: str, records: list[dict[str, Any]], sources: d
             "baseline": baseline,
             "scenes": scenes,
             "has_map": map_png is not None,
-            "limitations": _limitations(records, scenes, human),
+            "limitations": split_warnings + _limitations(records, scenes, human),
         },
     )
     files.append(write_text(out / "index.html", page))

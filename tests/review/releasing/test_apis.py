@@ -127,3 +127,5 @@ def test_an_empty_train_split_is_a_warning_in_the_manifest_api_and_page(approved
     client.force_login(admin)
     page = client.get("/releases/").content.decode()
     assert 'data-testid="release-warning"' in page and "train is empty" in page
+    datasheet = b"".join(client.get("/releases/1.0/datasheet/").streaming_content).decode()
+    assert "<li>train is empty: all 2 items come from 1 scene group(s)" in datasheet
