@@ -193,9 +193,28 @@ def track_threshold(truth: Track) -> float:
     return max(TRACK_MIN_FRECHET_SHARE * extent, TRACK_MIN_FRECHET_PX)
 
 
-def _transforms(truth: Track, rng: random.Random) -> list[tuple[Track, str]]:
-    pool = [(reversed_track(truth), "reversed"), (mirrored_track(truth), "mirrored")]
-    rng.shuffle(pool)
+def _mirrored_reversed(track: Track) -> Track:
+    return reversed_track(mirrored_track(track))
+
+
+# Each is its own inverse and they commute: with the identity they form a group, so a set of tracks
+# closed under them has no member that stands out as the one the others were made from.
+_SYMMETRIES = (
+    (reversed_track, "reversed"),
+    (mirrored_track, "mirrored"),
+    (_mirrored_reversed, "mirrored and reversed"),
+)
+
+
+def _transforms(truth: Track, others: Sequence[tuple[Track, str]]) -> list[tuple[Track, str]]:
+    """The truth's and the other targets' tracks reversed, mirrored, or both, in an order that closes
+    the set of options under those moves when it can: without other tracks the truth's three images
+    (every option then has the same three partners, the key as much as any), with one other track
+    both reversed. A set where only the truth had a reversed or mirrored partner would point at it."""
+    pool: list[tuple[Track, str]] = []
+    for move, name in _SYMMETRIES:
+        pool.append((move(truth), name))
+        pool += [(move(track), f"{source} {name}") for track, source in others]
     return pool
 
 
@@ -237,7 +256,8 @@ def track_candidates(
 
     for track, source in decoys:
         take(track, source)
-    for track, source in _transforms(truth, rng):
+    others = [(t, c.source) for t, c in zip(taken[1:], out, strict=True)]
+    for track, source in _transforms(truth, others):
         take(track, source)
     for _ in range(MAX_TRIES):
         if len(out) == count:

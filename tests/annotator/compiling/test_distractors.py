@@ -29,7 +29,7 @@ from annotator.compiling.distractors import (
 )
 from annotator.compiling.errors import TemplateError
 from annotator.compiling.spatial import iou
-from annotator.compiling.tracks import Track, track_distance
+from annotator.compiling.tracks import Track, mirrored_track, reversed_track, track_distance
 from annotator.marking.geometry import region_shape
 from tests.annotator.compiling.builders import image
 
@@ -164,6 +164,29 @@ def test_track_candidates_take_other_targets_first_and_never_time_warps() -> Non
         cands, _ = track_candidates(truth, [], area=ImageArea.whole(200, 100), rng=random.Random(seed))
         seen |= {c.source.split(" ")[0] for c in cands}
     assert {"reversed", "mirrored"} <= seen and not any("time" in s for s in seen)
+
+
+def _close(a: Track, b: Track) -> bool:
+    if len(a.points) != len(b.points):
+        return False
+    return all(math.dist(p, q) < 0.2 for p, q in zip(a.points, b.points, strict=True))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_track_options_are_closed_under_reversing_and_mirroring_so_the_key_does_not_stand_out(seed: int) -> None:
+    # given a curved track and no other target's track
+    truth = Track(((20.0, 30.0), (90.0, 40.0), (140.0, 150.0), (260.0, 170.0)), (0.0, 2.0, 4.0, 6.0))
+    wrong, _ = track_candidates(truth, [], area=ImageArea.whole(300, 200), rng=random.Random(seed))
+    tracks = [truth, *(_track(c.geometry) for c in wrong)]
+    # then every option's reversed and mirrored copies are options too: each has the same partners,
+    # so a model that only compares the drawn tracks cannot tell which one the others came from
+    for track in tracks:
+        assert any(_close(reversed_track(track), other) for other in tracks)
+        assert any(_close(mirrored_track(track), other) for other in tracks)
+    # and with another target's track, both it and the truth come with their reversed copies
+    other = Track(((30.0, 180.0), (150.0, 120.0), (280.0, 60.0)))
+    wrong, _ = track_candidates(truth, [(other, "mark 7")], area=ImageArea.whole(300, 200), rng=random.Random(seed))
+    assert [c.source for c in wrong] == ["mark 7", "reversed", "mark 7 reversed"]
 
 
 def test_other_choices() -> None:
