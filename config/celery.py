@@ -1,8 +1,16 @@
-"""The Celery application; workers start with `celery -A config worker`."""
+"""The Celery application; workers start with `celery -A config worker`.
 
+Every worker also looks after work whose worker vanished: on start and then every half lease it
+sends again the jobs and release builds whose lease ran out, and the jobs the broker could not take
+earlier (it was down). No beat process is needed: any running worker does it, and the database
+decides which one takes each job."""
+
+import logging
 import os
+import threading
 
 from celery import Celery
+from celery.signals import worker_ready, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -10,3 +18,44 @@ app = Celery("skymark")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # Each stage keeps its Celery entry points in its own tasks.py.
 app.autodiscover_tasks(["annotator.processing", "annotator.compiling", "review.releasing"])
+
+log = logging.getLogger(__name__)
+_stop = threading.Event()
+
+
+def recover_once() -> int:
+    """Send again what vanished workers and an unreachable broker left; returns how many."""
+    from annotator.processing.tasks import jobs_recover
+    from review.releasing.tasks import releases_recover
+
+    return jobs_recover() + releases_recover()
+
+
+def _recover_loop(every: float) -> None:
+    from django.db import connections
+
+    try:
+        while True:
+            try:
+                if sent := recover_once():
+                    log.warning("sent again %d job(s) whose worker vanished or that were never queued", sent)
+            except Exception:  # the database or broker is down: try again next round
+                log.warning("looking for lost jobs failed", exc_info=True)
+            if _stop.wait(every):
+                return
+    finally:
+        connections.close_all()
+
+
+@worker_ready.connect
+def _start_recovery(**_kwargs: object) -> None:
+    from django.conf import settings
+
+    every = max(0.5, settings.SKYMARK_JOB_LEASE_S / 2)
+    _stop.clear()
+    threading.Thread(target=_recover_loop, args=(every,), name="recover lost jobs", daemon=True).start()
+
+
+@worker_shutdown.connect
+def _stop_recovery(**_kwargs: object) -> None:
+    _stop.set()

@@ -44,6 +44,9 @@ MEDIA_ROOT: Path = Path(env.str("MEDIA_ROOT", default=str(DATA_DIR / "media")))
 STATIC_ROOT: Path = Path(env.str("STATIC_ROOT", default=str(DATA_DIR / "static")))
 BROKER_DIR: Path = Path(env.str("CELERY_BROKER_DIR", default=str(DATA_DIR / "broker")))
 CELERY_TASK_ALWAYS_EAGER: bool = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+# Seconds a running job's lease lasts without a heartbeat; a job whose worker vanished is taken up
+# again once it runs out (workers renew it several times per lease while a step runs).
+JOB_LEASE_S: int = env.int("SKYMARK_JOB_LEASE_S", default=60)
 
 # S3-compatible storage (MinIO in docker-compose). Empty bucket = local media folder.
 S3_BUCKET: str = env.str("S3_BUCKET", default="")

@@ -109,6 +109,8 @@ api = [
     # releasing
     path("api/releases/", releasing_apis.ReleaseListApi.as_view(), name="api-releases"),
     path("api/releases/<str:version>/", releasing_apis.ReleaseDetailApi.as_view(), name="api-release"),
+    path("api/releases/<str:version>/retry/", releasing_apis.ReleaseRetryApi.as_view(), name="api-release-retry"),
+    path("api/releases/<str:version>/abandon/", releasing_apis.ReleaseAbandonApi.as_view(), name="api-release-abandon"),
     # scoring
     path("api/releases/<str:version>/submissions/", scoring_apis.SubmissionListApi.as_view(), name="api-submissions"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -137,6 +139,9 @@ pages = [
     path("items/<int:item_id>/gold/", record_views.item_gold_page, name="item-gold"),
     path("items/<int:item_id>/assign/", record_views.item_assign_page, name="item-assign"),
     path("releases/", releasing_views.releases_page, name="releases"),
+    path(
+        "releases/<str:version>/build/<str:action>/", releasing_views.release_build_action, name="release-build-action"
+    ),
     re_path(r"^releases/(?P<version>[^/]+)\.zip$", releasing_views.release_archive, name="release-archive"),
     path("releases/<str:version>/leaderboard/", scoring_views.leaderboard_page, name="leaderboard"),
     path(

@@ -206,6 +206,12 @@ class MediaJob(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # While running: the time until which its worker holds it. The worker renews it while the step
+    # runs; a running job whose lease ran out lost its worker and is taken up again (jobs.py).
+    lease_until = models.DateTimeField(null=True, blank=True)
+    # Set when sending the job to the queue failed (broker down); the job stays pending, `detail`
+    # says so, and workers send it again once the broker answers.
+    unsent_since = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

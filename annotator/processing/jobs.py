@@ -11,14 +11,19 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from pathlib import Path
 
 from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 import media_tools
 from annotator.models import MediaJob
+
+from .lease import heartbeat, lease_end, lease_live, private_tempdir
+from .leftovers import job_leftovers_remove
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +42,6 @@ JOB_TIME_LIMITS: dict[str, int] = {
     "valid_area": 600,
     "cvaa": 1800,
 }
-# A job still "running" after this long belonged to a worker that died; it may be claimed again.
-STALE_RUNNING = timedelta(minutes=30)
 
 
 class TransientJobError(Exception):
@@ -50,17 +53,25 @@ class JobSkipped(Exception):  # noqa: N818 - the name reads as what happened
     The job ends `skipped` (not failed: the media are fine) and may run again later."""
 
 
+def job_held(job: MediaJob) -> bool:
+    """Whether a live worker runs the job now (running, and its lease has not run out)."""
+    return job.state == MediaJob.State.RUNNING and lease_live(job.lease_until)
+
+
 def _claim(job_id: int) -> MediaJob | None:
+    """Take the job unless it succeeded or a live worker holds it (its lease has not run out)."""
     with transaction.atomic():
         job = MediaJob.objects.select_for_update().get(id=job_id)
         if job.state == MediaJob.State.SUCCEEDED:
             return None
-        fresh_run = job.started_at and timezone.now() - job.started_at < STALE_RUNNING
-        if job.state == MediaJob.State.RUNNING and fresh_run:
+        if job_held(job):
             return None
+        if job.state == MediaJob.State.RUNNING:
+            log.warning("media job %s (%s): its worker vanished; running it again", job_id, job.kind)
         job.state, job.progress, job.error, job.detail = MediaJob.State.RUNNING, 0, "", ""
         job.attempts += 1
         job.started_at, job.finished_at = timezone.now(), None
+        job.lease_until, job.unsent_since = lease_end(), None
         job.save(
             update_fields=[
                 "state",
@@ -70,66 +81,114 @@ def _claim(job_id: int) -> MediaJob | None:
                 "attempts",
                 "started_at",
                 "finished_at",
+                "lease_until",
+                "unsent_since",
                 "updated_at",
             ]
         )
-        return job
+    # Files a killed run stored and no row names; this run replaces the rest.
+    if strays := job_leftovers_remove(job=job):
+        log.info("media job %s: removed %d file(s) an interrupted run left", job_id, len(strays))
+    return job
 
 
-def _progress_reporter(job_id: int) -> ProgressFn:
+def _mine(job_id: int, attempt: int) -> QuerySet[MediaJob]:
+    """The job's row while this run still holds it (a run whose lease ran out and was taken over
+    writes nothing more: its successor owns the row)."""
+    return MediaJob.objects.filter(id=job_id, state=MediaJob.State.RUNNING, attempts=attempt)
+
+
+def _progress_reporter(job_id: int, attempt: int) -> ProgressFn:
     last = {"pct": -1, "at": 0.0}
 
     def report(fraction: float) -> None:
         pct = max(0, min(99, int(fraction * 100)))
         # Throttle writes: the UI polls every second, the database need not hear every frame.
         if pct > last["pct"] and time.monotonic() - last["at"] > 0.5:
-            MediaJob.objects.filter(id=job_id).update(progress=pct, updated_at=timezone.now())
+            _mine(job_id, attempt).update(progress=pct, lease_until=lease_end(), updated_at=timezone.now())
             last.update(pct=pct, at=time.monotonic())
 
     return report
 
 
-def _finish(job_id: int, *, state: str, error: str = "", detail: str = "") -> None:
-    MediaJob.objects.filter(id=job_id).update(
+def _finish(job_id: int, attempt: int, *, state: str, error: str = "", detail: str = "") -> bool:
+    """Record the outcome if this run still holds the job; returns whether it did."""
+    ended = _mine(job_id, attempt).update(
         state=state,
         error=error[:2000],
         detail=detail[:300],
         finished_at=timezone.now(),
+        lease_until=None,
         updated_at=timezone.now(),
         **({"progress": 100} if state == MediaJob.State.SUCCEEDED else {}),
     )
+    if not ended:
+        log.warning("media job %s: run %s was taken over; its outcome (%s) is dropped", job_id, attempt, state)
+    return bool(ended)
 
 
 def media_job_run(*, job_id: int, step: Step) -> bool:
-    """Run `step` for the job unless it already succeeded or is running. Returns True when the
-    step ran and succeeded. Bad media ends in `failed` with the reason; other errors propagate
-    (after recording them) so the task can retry."""
+    """Run `step` for the job unless it already succeeded or a live worker runs it. Returns True
+    when the step ran and succeeded (and this run still held the job). Bad media ends in `failed`
+    with the reason; other errors propagate (after recording them) so the task can retry. While
+    the step runs the job's lease is renewed; its temporary files live in a folder of the job's
+    own, removed afterwards."""
     job = _claim(job_id)
     if job is None:
         return False
+    attempt = job.attempts
     try:
-        detail = step(job, _progress_reporter(job_id))
+        with (
+            heartbeat(lambda: _mine(job_id, attempt).update(lease_until=lease_end()), name=f"job {job_id}"),
+            private_tempdir(Path(settings.SKYMARK_JOB_TMP_DIR) / f"job-{job_id}"),
+        ):
+            detail = step(job, _progress_reporter(job_id, attempt))
     except JobSkipped as exc:
-        _finish(job_id, state=MediaJob.State.SKIPPED, detail=str(exc))
+        _finish(job_id, attempt, state=MediaJob.State.SKIPPED, detail=str(exc))
         return False
     except media_tools.MediaError as exc:
-        _finish(job_id, state=MediaJob.State.FAILED, error=str(exc))
+        _finish(job_id, attempt, state=MediaJob.State.FAILED, error=str(exc))
         return False
     except SoftTimeLimitExceeded:
         # Retrying would hit the same limit; say so, so an admin can raise it or split the input.
         limit = JOB_TIME_LIMITS.get(job.kind, 0)
         _finish(
             job_id,
+            attempt,
             state=MediaJob.State.FAILED,
             error=f"stopped after the {limit // 60} min time limit for this step (the input is too large or slow)",
         )
         return False
     except Exception as exc:
         log.exception("media job %s (%s) crashed", job_id, job.kind)
-        _finish(job_id, state=MediaJob.State.FAILED, error=f"internal error while processing: {exc}")
+        _finish(job_id, attempt, state=MediaJob.State.FAILED, error=f"internal error while processing: {exc}")
         raise
-    _finish(job_id, state=MediaJob.State.SUCCEEDED, detail=detail or "")
-    return True
+    # A run that was taken over (its lease ran out while it went on) leaves the followers to its successor.
+    return _finish(job_id, attempt, state=MediaJob.State.SUCCEEDED, detail=detail or "")
+
+
+def jobs_reclaim_lost() -> list[MediaJob]:
+    """Put back in line the running jobs whose lease ran out (their worker vanished), each once even
+    when several workers look at the same time. Returns them, for the caller to send."""
+    lost = MediaJob.objects.filter(state=MediaJob.State.RUNNING).filter(
+        Q(lease_until__lt=timezone.now()) | Q(lease_until__isnull=True)
+    )
+    taken = []
+    for job in lost:
+        note = f"its worker stopped at {job.progress}%; queued again"
+        if (
+            _mine(job.id, job.attempts)
+            .filter(lease_until=job.lease_until)
+            .update(state=MediaJob.State.PENDING, detail=note, lease_until=None, updated_at=timezone.now())
+        ):
+            log.warning("media job %s (%s): %s", job.id, job.kind, note)
+            taken.append(job)
+    return taken
+
+
+def jobs_unsent() -> list[MediaJob]:
+    """Pending jobs that could not be sent to the queue earlier (the broker was down)."""
+    return list(MediaJob.objects.filter(state=MediaJob.State.PENDING, unsent_since__isnull=False))
 
 
 def media_job_reset(*, job_id: int) -> None:
@@ -141,5 +200,6 @@ def media_job_reset(*, job_id: int) -> None:
         detail="",
         started_at=None,
         finished_at=None,
+        lease_until=None,
         updated_at=timezone.now(),
     )

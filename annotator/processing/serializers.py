@@ -7,9 +7,13 @@ from rest_framework import serializers
 
 from annotator.models import Keyframe, MediaJob
 
+from .jobs import job_held
+
 
 class MediaJobOutputSerializer(serializers.ModelSerializer):
     kind_label = serializers.CharField(source="get_kind_display", read_only=True)
+    # Whether an admin may send it again: anything but a job a live worker runs (services.media_job_retry).
+    retryable = serializers.SerializerMethodField()
 
     class Meta:
         model = MediaJob
@@ -25,7 +29,12 @@ class MediaJobOutputSerializer(serializers.ModelSerializer):
             "attempts",
             "started_at",
             "finished_at",
+            "lease_until",
+            "retryable",
         ]
+
+    def get_retryable(self, job: MediaJob) -> bool:
+        return not job_held(job)
 
 
 class KeyframeOutputSerializer(serializers.ModelSerializer):

@@ -40,6 +40,9 @@ class Release(models.Model):
     manifest_file = models.CharField(max_length=300, blank=True)
     item_count = models.PositiveIntegerField(default=0)
     frozen_at = models.DateTimeField(null=True, blank=True)
+    # While building: the time until which a worker holds the build (renewed while it runs); a
+    # build whose lease ran out lost its worker and may be retried or abandoned (jobs.py).
+    lease_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-id"]

@@ -14,7 +14,7 @@ from annotator.access.permissions import IsAdmin
 from annotator.models import Item
 from review.models import Release
 from review.releasing import selectors, splits
-from review.releasing.services import release_create
+from review.releasing.services import release_abandon, release_create, release_retry
 
 
 class ReleaseOutputSerializer(serializers.ModelSerializer):
@@ -99,3 +99,25 @@ class ReleaseDetailApi(APIView):
     @extend_schema(responses=ReleaseOutputSerializer)
     def get(self, request: Request, version: str) -> Response:
         return Response(ReleaseOutputSerializer(selectors.release_get(version=version)).data)
+
+
+class ReleaseRetryApi(APIView):
+    permission_classes = [IsAuthenticated, IsAdmin]
+
+    @extend_schema(request=None, responses={202: ReleaseOutputSerializer})
+    def post(self, request: Request, version: str) -> Response:
+        """Build a stuck or failed release again (202; follow it at /api/releases/<version>/); 409
+        while a live worker builds it or when it is frozen."""
+        release = release_retry(release_id=selectors.release_get(version=version).id)
+        return Response(ReleaseOutputSerializer(release).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ReleaseAbandonApi(APIView):
+    permission_classes = [IsAuthenticated, IsAdmin]
+
+    @extend_schema(request=None, responses={204: None})
+    def post(self, request: Request, version: str) -> Response:
+        """Give up a stuck or failed build: its files and rows go and the version is free again
+        (204); 409 while a live worker builds it or when it is frozen."""
+        release_abandon(release_id=selectors.release_get(version=version).id)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -12,16 +12,19 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from annotator.exceptions import Conflict
 from annotator.models import Item
+from annotator.processing.lease import lease_live
+from annotator.storage import delete_tree_quietly
 from review.models import Release, ReleaseItem, Review
 
 from . import drawing, ordering, splits
 from .formats import dumps
-from .jobs import release_run
+from .jobs import release_run, scratch_remove
 from .records import ReleaseInputs, release_inputs
-from .tasks import release_build_task
+from .tasks import release_send
 
 VERSION_RE = re.compile(r"^v?\d+(\.\d+){0,2}([-+][A-Za-z0-9.]+)?$")
 # Fields of a record that say where it sits in this release, not what the item is.
@@ -197,7 +200,7 @@ def release_create(
             )
             if enqueue:
                 release_id = release.id
-                transaction.on_commit(lambda: release_build_task.delay(release_id))
+                transaction.on_commit(lambda: release_send(release_id=release_id))
     except IntegrityError:
         raise Conflict(f"release {version} was started by someone else just now") from None
     return release
@@ -217,3 +220,44 @@ def release_discard(*, release_id: int) -> None:
         raise Conflict(f"only failed releases can be discarded; {release.version} is {release.state}")
     ReleaseItem.objects.filter(release=release).delete()
     release.delete()
+
+
+def _not_live(release: Release, action: str) -> None:
+    """Refuse to touch a build a live worker holds (it renews its lease while it runs)."""
+    if release.state == Release.State.FROZEN:
+        raise Conflict(f"release {release.version} is frozen; releases are immutable")
+    if release.state == Release.State.BUILDING and lease_live(release.lease_until):
+        assert release.lease_until is not None
+        left = int((release.lease_until - timezone.now()).total_seconds()) + 1
+        raise Conflict(
+            f"release {release.version} is being built by a live worker ({release.progress}%); it can be "
+            f"{action} only if that worker stops (its lease runs out in {left} s)"
+        )
+
+
+@transaction.atomic
+def release_retry(*, release_id: int) -> Release:
+    """Build a stuck (its worker vanished) or failed release again from its frozen items: the
+    scratch folder of the earlier attempt is removed and the build queued. Raises Conflict for a
+    frozen release or one a live worker builds."""
+    release = Release.objects.select_for_update().get(id=release_id)
+    _not_live(release, "retried")
+    scratch_remove(release_id=release.id)
+    release.state, release.progress, release.error, release.lease_until = Release.State.BUILDING, 0, "", None
+    release.save(update_fields=["state", "progress", "error", "lease_until"])
+    transaction.on_commit(lambda: release_send(release_id=release_id))
+    return release
+
+
+@transaction.atomic
+def release_abandon(*, release_id: int) -> str:
+    """Give up a stuck or failed build: its scratch folder, any file it stored and its rows go, and
+    the version can be used again. Raises Conflict for a frozen release or one a live worker
+    builds. Returns the version."""
+    release = Release.objects.select_for_update().get(id=release_id)
+    _not_live(release, "abandoned")
+    scratch_remove(release_id=release.id)
+    delete_tree_quietly(f"releases/{release.version}")
+    ReleaseItem.objects.filter(release=release).delete()
+    release.delete()
+    return release.version

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import IsAuthenticated
@@ -25,12 +26,13 @@ from rest_framework.views import APIView
 from annotator.access.permissions import IsAdmin, page_require
 from annotator.exceptions import Conflict
 from annotator.models import Item, Scene
+from annotator.processing.lease import lease_live
 from annotator.serving import serve_stored
 from review.models import Release
 from review.releasing import selectors, splits
 from review.releasing.apis import ReleaseListApi
 from review.releasing.archive import stream_zip
-from review.releasing.services import release_create
+from review.releasing.services import release_abandon, release_create, release_retry
 
 DATASHEET = "datasheet/index.html"
 
@@ -69,11 +71,21 @@ def releases_page(request: HttpRequest) -> HttpResponse:
                 request, f"Release {release.version}: {release.item_count} items frozen; building its files."
             )
             return redirect("releases")
+    releases = list(selectors.releases_list())
+    # A build whose worker stopped renewing its lease (or a failed one) can be retried or abandoned.
+    for r in releases:
+        # (a building one without a lease: its worker vanished before leases existed, or the queue
+        # could not take it and `error` says so)
+        r.stuck = r.state == Release.State.FAILED or (  # type: ignore[attr-defined]
+            r.state == Release.State.BUILDING
+            and not lease_live(r.lease_until)
+            and (r.lease_until is not None or r.progress > 0 or bool(r.error))
+        )
     return render(
         request,
         "review/releases.html",
         {
-            "releases": selectors.releases_list(),
+            "releases": releases,
             "error": error,
             "approved_count": Item.objects.filter(state=Item.State.APPROVED).count(),
             "tasks": Item.Task.choices,
@@ -83,6 +95,26 @@ def releases_page(request: HttpRequest) -> HttpResponse:
         },
         status=400 if error else 200,
     )
+
+
+@require_POST
+@login_required
+def release_build_action(request: HttpRequest, version: str, action: str) -> HttpResponse:
+    """The releases page's Retry / Abandon buttons of a stuck or failed build."""
+    page_require(request, IsAdmin())
+    release = selectors.release_get(version=version)
+    try:
+        if action == "retry":
+            release_retry(release_id=release.id)
+            messages.success(request, f"Release {version}: building again.")
+        elif action == "abandon":
+            release_abandon(release_id=release.id)
+            messages.success(request, f"Release {version} abandoned; its files are removed and the version is free.")
+        else:
+            raise Http404("no such action")
+    except Conflict as exc:
+        messages.error(request, str(exc))
+    return redirect("releases")
 
 
 def _frozen(version: str) -> Release:

@@ -8,6 +8,7 @@ from tqdm import tqdm
 from annotator.models import MediaJob, Scene
 from annotator.processing import graph
 from annotator.processing.jobs import media_job_reset
+from annotator.processing.lease import lease_live
 from annotator.processing.tasks import enqueue_job, pipeline_start
 
 
@@ -49,10 +50,14 @@ class Command(BaseCommand):
             raise CommandError(f"{len(failed)} job(s) failed")
 
     def _jobs(self, scenes: list[Scene], kinds: list[str] | None, force: bool) -> list[MediaJob]:
+        # A running job is left to its worker while that worker renews its lease; one whose lease
+        # ran out lost its worker and is run again like any unfinished job.
         jobs = [
             job
             for job in graph.jobs_for_scenes(scenes=scenes)
-            if (not kinds or job.kind in kinds) and (force or job.state != MediaJob.State.SUCCEEDED)
+            if (not kinds or job.kind in kinds)
+            and (force or job.state != MediaJob.State.SUCCEEDED)
+            and not (job.state == MediaJob.State.RUNNING and lease_live(job.lease_until))
         ]
         for job in jobs:
             media_job_reset(job_id=job.id)

@@ -7,7 +7,8 @@ import { el } from "../lib/dom.js";
 /**
  * A media job as GET api-scene-jobs returns it.
  * @typedef {{id: number, kind: string, kind_label?: string, state: string, progress: number, attempts: number,
- *   error?: string, detail?: string, satellite_image?: number|null, started_at: string|null, finished_at: string|null}} Job
+ *   error?: string, detail?: string, satellite_image?: number|null, started_at: string|null, finished_at: string|null,
+ *   retryable?: boolean}} Job
  */
 
 const DONE = new Set(["succeeded", "failed", "skipped"]);
@@ -28,8 +29,10 @@ function row(job, canRetry) {
   if (job.error) stateCell.append(el("div", { class: "error-text" }, job.error));
   if (job.detail) stateCell.append(el("div", { class: "muted small job-detail" }, job.detail));
   const action = el("td", {});
-  if (canRetry && job.state === "failed") {
-    action.append(el("button", { class: "btn small", type: "button", dataset: { retry: job.id } }, "Retry"));
+  // Anything but a job a live worker runs can go again (a running one whose worker vanished too).
+  if (canRetry && job.retryable) {
+    const label = job.state === "succeeded" ? "Run again" : "Retry";
+    action.append(el("button", { class: "btn small", type: "button", dataset: { retry: job.id } }, label));
   }
   const kind = el("td", {}, job.kind_label || job.kind);
   if (job.satellite_image) kind.append(" ", el("span", { class: "muted small" }, "(image " + job.satellite_image + ")"));

@@ -1,0 +1,152 @@
+"""Real Celery worker processes for tests that kill them: start one on the test's database, media
+folder and broker (the filesystem transport, or Redis), wait on rows, SIGKILL it mid-job.
+A test module takes the `workers` fixture with `from tests.workers import workers_fixture`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from config.celery import app as celery_app
+
+# Redis for the tests that run on it (a database of its own); the machine's Redis when it runs.
+TEST_REDIS_URL = os.environ.get("SKYMARK_TEST_REDIS_URL", "redis://127.0.0.1:6379/7")
+# A short lease, so a killed worker's job is taken up again within seconds.
+LEASE_S = 4
+
+
+def database_url() -> str:
+    """The URL of the database this test runs on (pytest-django's test database)."""
+    db = connection.settings_dict
+    if db["ENGINE"] in ("config.sqlite", "django.db.backends.sqlite3"):
+        return f"sqlite:///{Path(db['NAME']).resolve()}"
+    user = db.get("USER") or ""
+    auth = f"{user}:{db['PASSWORD']}@" if db.get("PASSWORD") else (f"{user}@" if user else "")
+    return f"postgres://{auth}{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+
+
+def redis_reachable(url: str) -> bool:
+    parts = urlparse(url)
+    try:
+        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 6379), timeout=1) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@contextmanager
+def broker_of_this_process(url: str | None) -> Iterator[None]:
+    """Send this process's tasks through `url` (Redis) instead of the configured broker."""
+    if url is None:
+        yield
+        return
+    conf = celery_app.conf
+    old = (conf.broker_url, conf.broker_transport_options)
+    conf.broker_url = url
+    conf.broker_transport_options = {"visibility_timeout": settings.SKYMARK_LONGEST_TASK_S + 600}
+    celery_app._after_fork()  # drop pooled connections to the old broker
+    try:
+        yield
+    finally:
+        conf.broker_url, conf.broker_transport_options = old
+        celery_app._after_fork()
+
+
+class Workers:
+    """Starts `celery -A config worker` processes one after the other; stops what is left."""
+
+    def __init__(self, tmp_path: Path, env: dict[str, str]) -> None:
+        self.tmp_path, self.env, self.procs = tmp_path, env, []  # type: ignore[var-annotated]
+
+    def start(self) -> subprocess.Popen:
+        n = len(self.procs)
+        log = (self.tmp_path / f"worker{n}.log").open("wb")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", "media,gpu",
+             "-l", "info", "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"w{n}@%h"],
+            cwd=settings.BASE_DIR, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        self.procs.append(proc)
+        return proc
+
+    def kill(self, proc: subprocess.Popen) -> None:
+        """SIGKILL: the worker gets no chance to clean up, acknowledge or record anything."""
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+    def logs(self) -> str:
+        return "\n".join(p.read_text()[-3000:] for p in sorted(self.tmp_path.glob("worker*.log")))
+
+
+@pytest.fixture(params=["filesystem", "redis"], name="workers")
+def workers_fixture(request: pytest.FixtureRequest, tmp_path: Path, settings: Any) -> Iterator[Workers]:
+    """Worker processes on the test's database and media, on the filesystem broker or on Redis
+    (skipped, saying why, when Redis cannot be reached)."""
+    redis = TEST_REDIS_URL if request.param == "redis" else None
+    if redis and not redis_reachable(redis):
+        pytest.skip(f"Redis is not reachable at {redis} (set SKYMARK_TEST_REDIS_URL to one that is)")
+    settings.SKYMARK_JOB_LEASE_S = LEASE_S
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        "SECRET_KEY": "test",
+        "CELERY_TASK_ALWAYS_EAGER": "0",
+        "SKYMARK_JOB_LEASE_S": str(LEASE_S),
+        **({"REDIS_URL": redis} if redis else {}),
+    }
+    if not redis:
+        env.pop("REDIS_URL", None)
+    with broker_of_this_process(redis):
+        _forget_messages(redis)
+        pool = Workers(tmp_path, env)
+        try:
+            yield pool
+        finally:
+            pool.stop_all()
+            _forget_messages(redis)
+            print(pool.logs())
+
+
+def _forget_messages(redis: str | None) -> None:
+    """Messages left by earlier runs name rows that do not exist here: purge the queues and, on
+    Redis, the messages a killed worker never acknowledged (Redis would hand them out again after
+    the visibility timeout, to whichever test worker runs then)."""
+    celery_app.control.purge()
+    if redis:
+        import redis as redis_client
+
+        redis_client.Redis.from_url(redis).delete("unacked", "unacked_index", "unacked_mutex")
+
+
+def wait_for(what: str, check: Callable[[], Any], timeout: float = 120) -> Any:
+    """Poll `check` until it returns something truthy; fail naming `what` after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := check():
+            return value
+        time.sleep(0.1)
+    pytest.fail(f"timed out after {timeout} s waiting for {what}")
