@@ -23,7 +23,8 @@ the clause (punctuation or the end) or starts one ("No it isn't", "Yes there is"
 visible", "No question", "No one ..." are idioms, not answers. A yes and a no both stated ("No.
 Actually, yes.", "yes and no") are contradictory. A "no" inside a sentence is never read.
 Numbers (counts) read digits (a sign, decimals, thousands separators), or number words up to the
-millions when they are the whole reply ("twenty-one", "about ten"; "a dozen" is not read). A
+millions when they are the whole reply ("twenty-one", "about ten"; "a dozen" is not read); a reply
+opening with "none" or "(there are) no cars" is 0 ("no idea", "no doubt" are not). A
 number tied to a unit of measure or time (12 m, 40 %, 30 px, 12 s, 2 minutes) or to a frame
 ("frame 12") is not a count; the reply's one count, bare or of objects ("7 cars"), is read, and
 two different ones are ambiguous.
@@ -342,6 +343,14 @@ def _measure_refusal(measures: list[_Quantity], what: str) -> Extraction:
     return Extraction(None, f"{' and '.join(names)}, not {what}")
 
 
+# "None", "There are no cars (at 4.0 s)", "No vehicles are inside": a count of 0. Not "No idea",
+# "No doubt" or "No one knows".
+_NONE = re.compile(
+    r"^\W*(?:none\b|(?:there (?:are|is|were|was) )?no (?!doubt|idea|clue|way|answer|one\b|question)[a-z]+s?\b)",
+    re.I,
+)
+
+
 def extract_number(reply: Any) -> Extraction:
     """A count: the one number in the reply that counts something, in digits or words."""
     if reply is None:
@@ -355,6 +364,8 @@ def extract_number(reply: Any) -> Extraction:
         return Extraction(counts[0], "digits")
     if len(counts) > 1:
         return Extraction(None, "several different numbers")
+    if _NONE.match(text):
+        return Extraction(Decimal(0), "none")
     if found:
         measures = [q for q in found if q.kind == "measure"]
         if measures:
