@@ -84,3 +84,26 @@ def test_jobs_that_cannot_be_queued_stay_pending_with_a_note_and_go_out_when_the
     # then the note is gone and the job waits in the queue
     probe = MediaJob.objects.get(id=jobs["probe"]["id"])
     assert (probe.state, probe.detail, probe.unsent_since) == ("pending", "", None)
+
+
+def test_a_release_that_cannot_be_queued_says_so_and_can_be_retried(
+    redis_down: str, admin, annotator, api, client, django_capture_on_commit_callbacks
+) -> None:
+    from annotator.models import Item
+    from review.models import Release
+    from tests.factories import ItemFactory
+
+    for answer in ("yes", "no"):
+        ItemFactory(state=Item.State.APPROVED, author=annotator, answer=answer)
+
+    # when an admin freezes a release while the broker is down
+    with broker_of_this_process(redis_down), django_capture_on_commit_callbacks(execute=True):
+        response = api(admin).post("/api/releases/", {"version": "1.0"}, format="json")
+
+    # then the items are frozen, and the release says its build was not queued
+    assert response.status_code == 202, response.content
+    release = Release.objects.get(version="1.0")
+    assert release.state == "building" and release.error.startswith("not queued: the task queue is unreachable")
+    # ... and the releases page offers to retry it
+    client.force_login(admin)
+    assert 'data-testid="release-retry"' in client.get("/releases/").content.decode()
