@@ -6,6 +6,7 @@ staleness goes through this module, whichever app asks (compiling, marking, revi
       |                  escalate                ^
       |                  v                       |
       |            in_adjudication --adjudicate_reject      rejected --withdraw--> withdrawn
+      |                                                         draft (revision > 1) --withdraw_revision--^
       |                  \\--adjudicate_approve--> approved
 
 - An open item (a draft, or a rejected item) is *replaced* when it is compiled again: a draft goes
@@ -25,7 +26,7 @@ staleness goes through this module, whichever app asks (compiling, marking, revi
   submitted nor approved.
 - A revision must differ from the one reviewers rejected (its question, options, key or what it
   read of its marks): submitting it unchanged is refused with what to change. A rejected item its
-  author gives up on is *withdrawn*: it leaves every queue, for good.
+  author gives up on (or its draft revision) is *withdrawn*: it leaves every queue, for good.
 """
 
 from __future__ import annotations
@@ -56,7 +57,10 @@ TRANSITIONS: dict[str, tuple[str, str, str]] = {
     "adjudicate_approve": (S.IN_ADJUDICATION, S.APPROVED, "only items in adjudication are adjudicated"),
     "adjudicate_reject": (S.IN_ADJUDICATION, S.REJECTED, "only items in adjudication are adjudicated"),
     "revise": (S.REJECTED, S.DRAFT, "only rejected items can be revised"),
-    "withdraw": (S.REJECTED, S.WITHDRAWN, "only rejected items can be withdrawn"),
+    "withdraw": (S.REJECTED, S.WITHDRAWN, "only rejected items and their draft revisions can be withdrawn"),
+    # A revision drafted after a rejection can be given up too (never a first draft: it was never
+    # reviewed; migration 0014's guard checks the revision as well).
+    "withdraw_revision": (S.DRAFT, S.WITHDRAWN, "only rejected items and their draft revisions can be withdrawn"),
 }
 # Moves that let an item on (towards a release) need its marks as they were compiled.
 _NEEDS_CURRENT_MARKS = {"submit", "approve", "adjudicate_approve"}
@@ -200,9 +204,11 @@ def item_refresh_revision(*, item: Item, fields: dict[str, Any]) -> Item:
 
 @transaction.atomic
 def item_withdraw(*, item: Item, actor: Any, reason: str) -> Item:
-    """Rejected -> withdrawn: the author gives the item up. It holds no mark, enters no queue and is
-    never released; its reviews and audit trail stay."""
-    return _transition(item=_locked_item(item.id), action="withdraw", actor=actor, reason=reason)
+    """Rejected (or a draft revision of a rejected item) -> withdrawn: the author gives the item up.
+    It holds no mark, enters no queue and is never released; its reviews and audit trail stay."""
+    locked = _locked_item(item.id)
+    action = "withdraw_revision" if locked.state == S.DRAFT and locked.revision > 1 else "withdraw"
+    return _transition(item=locked, action=action, actor=actor, reason=reason)
 
 
 def items_invalidate_for_mark(*, mark_id: int, changes: set[str] | None = None) -> int:

@@ -62,6 +62,8 @@ def test_a_rejected_item_is_fixed_through_a_copy_of_the_shared_mark(scene: Scene
     page.click(f"{_row(rejected.id)} button.submit-item")
     page.wait_for_function("document.getElementById('status').dataset.state === 'error'")
     assert UNCHANGED_MESSAGE in page.inner_text("#status")
+    # the sentence stays on the item's row, whole, where the author acts on it
+    assert page.inner_text(f"{_row(rejected.id)} [data-testid=item-refusal]") == UNCHANGED_MESSAGE
     assert Item.objects.get(id=rejected.id).state == "draft"
     screenshot(page, "02-unchanged-refused")
 
@@ -83,6 +85,7 @@ def test_a_rejected_item_is_fixed_through_a_copy_of_the_shared_mark(scene: Scene
     page.wait_for_selector(f"{_row(rejected.id)}[data-stale='1'] [data-testid=recompile]")
     page.click(f"{_row(rejected.id)} [data-testid=recompile]")
     page.wait_for_selector(f"{_row(rejected.id)}[data-state=draft][data-stale=''] button.submit-item")
+    assert page.locator(f"{_row(rejected.id)} [data-testid=item-refusal]").count() == 0
     assert page.inner_text(f"{_row(rejected.id)} .item-answer") == "no"
     page.click(f"{_row(rejected.id)} button.submit-item")
     page.wait_for_selector(f"{_row(rejected.id)}[data-state=in_review]")

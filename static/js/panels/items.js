@@ -23,6 +23,8 @@ export class ItemsPanel {
   constructor(ws) {
     this.ws = ws;
     this.list = document.getElementById("items-list");
+    /** Why the server refused an action on an item (shown on its row until the next try). @type {Map<number, string>} */
+    this.refusals = new Map();
     this.polls = 0;
     /** @type {ReturnType<typeof setTimeout>|undefined} */
     this.pollTimer = undefined;
@@ -49,7 +51,7 @@ export class ItemsPanel {
     if (!this.list) return;
     const sorted = [...this.ws.items.values()].sort((a, b) => Number(needsYou(b)) - Number(needsYou(a)) || b.id - a.id);
     const recordUrl = this.ws.cfg.itemRecordUrl;
-    this.list.replaceChildren(...sorted.map((it) => itemEntry(it, { editable: this.ws.editable, recordUrl })));
+    this.list.replaceChildren(...sorted.map((it) => itemEntry(it, { editable: this.ws.editable, recordUrl, refusal: this.refusals.get(it.id) })));
     byId("items-count").textContent = String(sorted.length);
     byId("items-empty").classList.toggle("hidden", sorted.length > 0);
     this.ws.render();
@@ -127,13 +129,20 @@ export class ItemsPanel {
     button.disabled = true;
     ws.setStatus("saving", "Submitting…");
     const seconds = ws.effort.take();
+    this.refusals.delete(id);
     try {
       const item = await api.post(urlFor(ws.cfg.itemSubmitUrl, id), { active_seconds: seconds });
       ws.items.set(item.id, item);
       await ws.store.refreshLocks();  // the submitted item's marks are locked now
       this.render();
       ws.setStatus("saved", `Submitted ${item.uid} for review`);
-    } catch (err) { ws.effort.giveBack(seconds); ws.fail(err); button.disabled = false; }
+    } catch (err) {
+      ws.effort.giveBack(seconds);
+      ws.fail(err);
+      // e.g. a revision unchanged since the rejection: the sentence says what to change
+      this.refusals.set(id, err instanceof Error ? err.message : String(err));
+      this.render();
+    }
   }
 
   /** A fresh draft from the item's marks as they are now; the old draft goes, a rejected one stays as history.
@@ -145,8 +154,9 @@ export class ItemsPanel {
     const seconds = ws.effort.take();
     try {
       const item = await api.post(urlFor(ws.cfg.itemRecompileUrl, id), { active_seconds: seconds });
+      this.refusals.delete(id);
       const old = ws.items.get(id);
-      if (old && old.state === "draft") ws.items.delete(id);
+      if (old && old.state === "draft" && item.id !== id) ws.items.delete(id);
       else if (old) ws.items.set(id, { ...old, replaced_by: item.id });
       ws.items.set(item.id, item);
       this.render();

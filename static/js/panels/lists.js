@@ -138,7 +138,11 @@ function itemFlags(item) {
   return flags.length ? el("div", { class: "it-flags" }, ...flags) : null;
 }
 
-/** @param {Item} item @param {{editable: boolean, recordUrl?: string}} opts */
+const withdrawButton = () => el("button", { class: "btn small danger withdraw-item", type: "button",
+  dataset: { action: "withdraw", testid: "withdraw-item" },
+  title: "Give this item up: it leaves review for good (its reviews stay on its record)" }, "Withdraw");
+
+/** @param {Item} item @param {{editable: boolean, recordUrl?: string, refusal?: string}} opts */
 export function itemEntry(item, opts) {
   const view = item.model_view;
   const li = el("li", { dataset: { itemId: item.id, state: item.state, stale: item.stale ? "1" : "", revision: item.revision || 1 } },
@@ -170,13 +174,15 @@ export function itemEntry(item, opts) {
         dataset: { action: "submit", testid: "submit-item" } }, "Submit for review") : null,
       item.stale ? el("button", { class: "btn small primary", type: "button", dataset: { action: "recompile", testid: "recompile" },
         title: "A fresh draft of the same task from the same marks, as they are now" }, "Recompile") : null,
+      // a revision of a rejected item can be given up too
+      (item.revision || 1) > 1 ? withdrawButton() : null,
     ];
   } else if (opts.editable && item.state === "rejected" && !item.replaced_by) {
     actions = [el("button", { class: "btn small primary revise-item", type: "button", dataset: { action: "revise", testid: "revise-item" },
       title: "Compile this item again from its marks as they are now, as its next revision" }, "Revise"),
-    el("button", { class: "btn small danger withdraw-item", type: "button", dataset: { action: "withdraw", testid: "withdraw-item" },
-      title: "Give this item up: it leaves review for good (its reviews stay on its record)" }, "Withdraw")];
+    withdrawButton()];
   }
   if (actions.length || history) li.append(el("div", { class: "mk-actions" }, ...actions, history));
+  if (opts.refusal) li.append(el("div", { class: "field-error it-refusal", role: "alert", dataset: { testid: "item-refusal" } }, opts.refusal));
   return li;
 }

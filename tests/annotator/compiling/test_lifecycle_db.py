@@ -44,9 +44,16 @@ def test_a_move_off_the_graph_is_refused_by_the_database(source: str, target: st
 
 def test_the_edges_of_the_graph_pass_the_database() -> None:
     for source, target in sorted(LEGAL - {(S.REJECTED, S.DRAFT)}):
-        item = ItemFactory(state=source)
+        # a draft is withdrawn only as a revision of a rejected item
+        item = ItemFactory(state=source, revision=2 if (source, target) == (S.DRAFT, S.WITHDRAWN) else 1)
         Item.objects.filter(id=item.id).update(state=target)
         assert Item.objects.get(id=item.id).state == target
+
+
+def test_a_first_draft_is_not_withdrawn_by_the_database() -> None:
+    item = ItemFactory(state=S.DRAFT)
+    _refused(item.id, state=S.WITHDRAWN)
+    assert Item.objects.get(id=item.id).state == S.DRAFT
 
 
 def test_the_revision_moves_only_with_a_revise() -> None:

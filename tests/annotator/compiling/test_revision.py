@@ -118,8 +118,12 @@ def test_a_rejected_item_is_withdrawn_for_good(annotator) -> None:
     assert list(review_queue(reviewer=reviewer)) == []
 
 
-def test_only_rejected_items_are_withdrawn(annotator) -> None:
+def test_only_rejected_items_and_their_draft_revisions_are_withdrawn(annotator) -> None:
     mark = MarkFactory(author=annotator)
     draft = item_compile(user=annotator, task=TV, mark_ids=[mark.id])
-    with pytest.raises(Conflict, match="only rejected items can be withdrawn"):
+    with pytest.raises(Conflict, match="only rejected items and their draft revisions can be withdrawn"):
         item_withdraw(user=annotator, item_id=draft.id)
+    # a revision drafted after a rejection, refused as unchanged, can be given up
+    _, _, rejected = _approved_and_rejected(annotator)
+    revised = item_revise(user=annotator, item_id=rejected.id)
+    assert item_withdraw(user=annotator, item_id=revised.id).state == S.WITHDRAWN
