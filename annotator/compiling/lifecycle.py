@@ -59,7 +59,7 @@ TRANSITIONS: dict[str, tuple[str, str, str]] = {
     "revise": (S.REJECTED, S.DRAFT, "only rejected items can be revised"),
     "withdraw": (S.REJECTED, S.WITHDRAWN, "only rejected items and their draft revisions can be withdrawn"),
     # A revision drafted after a rejection can be given up too (never a first draft: it was never
-    # reviewed; migration 0014's guard checks the revision as well).
+    # reviewed; migration 0016's guard checks the revision as well).
     "withdraw_revision": (S.DRAFT, S.WITHDRAWN, "only rejected items and their draft revisions can be withdrawn"),
 }
 # Moves that let an item on (towards a release) need its marks as they were compiled.

@@ -1,6 +1,5 @@
-# A rejected item, or its draft revision, can be withdrawn by its author (rejected -> withdrawn,
-# draft -> withdrawn for revisions 2 and later: new edges of the lifecycle graph that the
-# database's guard must allow), and a mark remembers the mark it was
+# A rejected item can be withdrawn by its author (rejected -> withdrawn, a new edge of the
+# lifecycle graph that the database's guard must allow), and a mark remembers the mark it was
 # copied from on write (annotator.compiling.lifecycle.items_move_to_copy).
 
 import importlib
@@ -10,13 +9,9 @@ from django.db import migrations, models
 # The guard and the trigger-keeping steps of the migration that made them, reused as they are.
 previous = importlib.import_module("annotator.migrations.0010_item_adjudication_revision")
 
-EDGES = (*previous.EDGES, ("rejected", "withdrawn"), ("draft", "withdrawn"))
+EDGES = (*previous.EDGES, ("rejected", "withdrawn"))
 _PAIRS = ", ".join(f"'{a}>{b}'" for a, b in EDGES)
-# A draft is withdrawn only as a revision of a rejected item (revision 2 or later).
-FIRST_DRAFT_WITHDRAWN = "OLD.state = 'draft' AND NEW.state = 'withdrawn' AND OLD.revision < 2"
-ILLEGAL_STATE = (
-    f"NEW.state <> OLD.state AND ((OLD.state || '>' || NEW.state) NOT IN ({_PAIRS}) OR ({FIRST_DRAFT_WITHDRAWN}))"
-)
+ILLEGAL_STATE = f"NEW.state <> OLD.state AND (OLD.state || '>' || NEW.state) NOT IN ({_PAIRS})"
 STATES = ["draft", "in_review", "in_adjudication", "approved", "rejected", "withdrawn"]
 
 
