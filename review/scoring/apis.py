@@ -14,7 +14,7 @@ from annotator.access.permissions import IsAdmin
 from review.models import Submission
 from review.releasing.selectors import release_get
 from review.scoring.selectors import leaderboard
-from review.scoring.services import submission_create
+from review.scoring.services import predictions_read, submission_create
 
 
 class SubmissionOutputSerializer(serializers.ModelSerializer):
@@ -48,7 +48,7 @@ class SubmissionListApi(APIView):
         submission = submission_create(
             release=release,
             name=data.validated_data["name"],
-            data=upload.read(),
+            data=predictions_read(upload=upload),
             filename=upload.name,
             user=request.user,
         )

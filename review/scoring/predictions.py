@@ -1,5 +1,7 @@
 """Reading a predictions file: JSONL ({"id", "answer"} per line) or TSV (a header with an id
-column, `id` or `index`, and an answer column, `answer` or `prediction`, as VLMEvalKit writes).
+column, `id` or `index`, and an answer column, `prediction` or `answer`). A VLMEvalKit result file
+has both `answer` (the key, copied from the benchmark TSV) and `prediction` (the model's reply):
+the model's column is read, never the key. Its `index` is the number of the release's item id.
 
 Problems that make the file unusable stop with a message naming the line; problems with single
 records (a duplicate id, an id the release does not have) are reported beside the score, so one
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 ID_COLUMNS = ("id", "index")
-ANSWER_COLUMNS = ("answer", "prediction")
+ANSWER_COLUMNS = ("prediction", "answer")
 
 
 class PredictionError(ValueError):
@@ -71,11 +73,14 @@ def load_predictions(text: str, *, name: str) -> list[dict[str, Any]]:
 def predictions_by_id(records: list[dict[str, Any]], known_ids: Iterable[str]) -> Predictions:
     """Answers keyed by item id; the first of duplicated ids counts, unknown ids are set aside."""
     known = set(known_ids)
+    # The release's TSV numbers each item by its id's number (skm-000123 -> 123).
+    by_index = {str(int(k.rsplit("-", 1)[-1])): k for k in known if k.rsplit("-", 1)[-1].isdigit()}
     out = Predictions(answers={})
     for number, record in enumerate(records, 1):
         if "id" not in record or "answer" not in record:
             raise PredictionError(f"prediction {number}: needs 'id' and 'answer'")
-        key = str(record["id"])
+        key = str(record["id"]).strip()
+        key = key if key in known else by_index.get(key, key)
         if key not in known:
             out.unknown.append(key)
         elif key in out.answers:

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
+from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
@@ -19,7 +20,8 @@ from review.releasing.selectors import release_records
 from .predictions import PredictionError, load_predictions, predictions_by_id
 from .report import ScoreReport, score
 
-MAX_PREDICTIONS_BYTES = 200 * 1024 * 1024
+# A release of 17,903 items with its circular rotations scores from about 15 MB of JSONL.
+MAX_PREDICTIONS_BYTES = 64 * 1024 * 1024
 
 
 def report_summary(report: ScoreReport) -> dict[str, Any]:
@@ -62,6 +64,17 @@ def release_score(*, release: Release, text: str, filename: str) -> ScoreReport:
     if not predictions.answers:
         raise ValidationError({"predictions": "no prediction has an id of this release"})
     return score(records.items, predictions, variants=records.variants or None, human=records.human or None)
+
+
+def predictions_read(*, upload: UploadedFile) -> bytes:
+    """The uploaded file's bytes, refused by its size before any of it is read into memory."""
+    name = upload.name or "predictions"
+    if (upload.size or 0) > MAX_PREDICTIONS_BYTES:
+        raise ValidationError({"predictions": f"{name}: larger than {MAX_PREDICTIONS_BYTES // 2**20} MB"})
+    data = upload.read(MAX_PREDICTIONS_BYTES + 1)
+    if len(data) > MAX_PREDICTIONS_BYTES:
+        raise ValidationError({"predictions": f"{name}: larger than {MAX_PREDICTIONS_BYTES // 2**20} MB"})
+    return data
 
 
 def submission_create(*, release: Release, name: str, data: bytes, filename: str, user: Any) -> Submission:

@@ -19,7 +19,7 @@ from review.models import Release
 from review.releasing.selectors import release_get
 from review.scoring.metrics import MIN_CLUSTERS
 from review.scoring.selectors import leaderboard
-from review.scoring.services import submission_create
+from review.scoring.services import predictions_read, submission_create
 
 
 @login_required
@@ -35,7 +35,7 @@ def leaderboard_page(request: HttpRequest, version: str) -> HttpResponse:
             submission = submission_create(
                 release=release,
                 name=request.POST.get("name", ""),
-                data=upload.read(),
+                data=predictions_read(upload=upload),
                 filename=upload.name or "predictions.jsonl",
                 user=request.user,
             )

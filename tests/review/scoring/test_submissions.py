@@ -116,3 +116,52 @@ def test_the_page_ranks_and_links_the_per_item_log(release, admin, client) -> No
     log = client.get(f"/releases/1.0/leaderboard/{submission.id}/log.jsonl")
     lines = [json.loads(x) for x in b"".join(log.streaming_content).decode().splitlines()]
     assert (lines[0]["id"], lines[0]["rule"]) == (yes, "option text")
+
+
+def test_an_oversized_predictions_file_is_refused_with_a_field_error(release, admin, api, monkeypatch) -> None:
+    from review.scoring import services
+
+    monkeypatch.setattr(services, "MAX_PREDICTIONS_BYTES", 2 * 2**20)
+    upload = SimpleUploadedFile("big.jsonl", b"x" * (2 * 2**20 + 1))
+
+    response = api(admin).post(
+        "/api/releases/1.0/submissions/", {"name": "big", "predictions": upload}, format="multipart"
+    )
+
+    assert response.status_code == 400
+    assert response.json()["predictions"] == ["big.jsonl: larger than 2 MB"]
+    assert not Submission.objects.exists()
+
+
+def test_the_size_is_checked_before_reading(monkeypatch) -> None:
+    from django.core.exceptions import ValidationError
+
+    from review.scoring import services
+
+    class Huge:
+        name, size = "huge.jsonl", services.MAX_PREDICTIONS_BYTES + 1
+
+        def read(self, *args: object) -> bytes:
+            raise AssertionError("read before the size check")
+
+    with pytest.raises(ValidationError, match=r"huge\.jsonl: larger than 64 MB"):
+        services.predictions_read(upload=Huge())  # type: ignore[arg-type]
+
+
+def test_a_vlmevalkit_result_file_is_scored_on_its_prediction_column_not_its_answer_key(release, admin, api) -> None:
+    # VLMEvalKit writes the benchmark's `answer` (the key) beside the model's `prediction`
+    yes, no, count = release.uids
+    number = {uid: int(uid.rsplit("-", 1)[-1]) for uid in release.uids}
+    rows = [f"{number[yes]}\tA\tB", f"{number[no]}\tB\tB", f"{number[count]}\t7\t3"]
+    text = "index\tanswer\tprediction\n" + "\n".join(rows) + "\n"
+
+    response = api(admin).post(
+        "/api/releases/1.0/submissions/",
+        {"name": "vlm", "predictions": SimpleUploadedFile("vlm_result.tsv", text.encode())},
+        format="multipart",
+    )
+
+    assert response.status_code == 201, response.content
+    report = response.json()["report"]
+    assert report["missing"] == 0 and report["unknown"] == 0  # every index found its item
+    assert report["overall"] < 1.0  # the key column would have scored 100 %
