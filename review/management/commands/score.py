@@ -66,7 +66,11 @@ class Command(BaseCommand):
             other = self._read(opts["compare"], ids)
             result = compare(records.items, preds, other)
             if result.se is None or result.z is None or result.p_value is None:
-                error = f"no SE: {result.se_note}" if result.se is None else "SE 0.0: the difference does not vary between scenes"
+                error = (
+                    f"no SE: {result.se_note}"
+                    if result.se is None
+                    else "SE 0.0: the difference does not vary between scenes"
+                )
             else:
                 error = f"SE {100 * result.se:.1f}, clustered by scene; z {result.z:.2f}, p {result.p_value:.3f}"
             self.stdout.write(
