@@ -2,14 +2,15 @@
 /* The one time cursor of the workspace: the drone video's currentTime. Transport (play/pause,
  * frame step, jumps, rate) goes through here, and everything time-dependent subscribes to it. */
 
-import { clampTime, frameIndex, frameStepTime, roundMs } from "../lib/time.js";
+import { clampTime, frameIndex, frameLabel, frameStepTime, roundMs } from "../lib/time.js";
 
 export class TimeCursor {
-  /** @param {HTMLVideoElement} video @param {{fps: number, duration: number}} opts duration: the
-   *  server's figure, used until the video has loaded its own */
+  /** @param {HTMLVideoElement} video @param {{fps: number, duration: number, frameCount?: number}} opts
+   *  duration: the server's figure, used until the video has loaded its own; frameCount: the probe's */
   constructor(video, opts) {
     this.video = video;
     this.fps = opts.fps || 25;
+    this.frameCount = opts.frameCount || 0;
     this.fallbackDuration = opts.duration || 0;
     /** @type {((t: number) => void)[]} */
     this.listeners = [];
@@ -72,6 +73,9 @@ export class TimeCursor {
 
   /** Index of the frame shown at the cursor. */
   frame() { return frameIndex(this.t, this.fps); }
+
+  /** "frame N of M" for the frame shown at the cursor (1-based; lib/time.js says why). */
+  frameLabel() { return frameLabel(this.t, this.fps, this.frameCount); }
 
   /** @param {number} seconds */
   jump(seconds) { this.seek(this.t + seconds); }

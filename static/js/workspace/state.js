@@ -44,6 +44,7 @@ import { MarkStore } from "./store.js";
  * @property {string} showFacts
  * @property {string} fps
  * @property {string} duration
+ * @property {string} frameCount the probe's frame count ("" until probed)
  * @property {string} [imageId]
  * @property {string} [imageWidth]
  * @property {string} [imageHeight]
@@ -102,7 +103,7 @@ function parseJson(text, fallback) { try { return JSON.parse(text || "") || fall
 export function createWorkspace(root) {
   const cfg = /** @type {Config} */ (/** @type {unknown} */ (root.dataset));
   const hiddenKey = `skymark:hidden-labels:${cfg.sceneId}`;
-  const cursor = new TimeCursor(byId("video"), { fps: Number(cfg.fps) || 25, duration: Number(cfg.duration) || 0 });
+  const cursor = new TimeCursor(byId("video"), { fps: Number(cfg.fps) || 25, duration: Number(cfg.duration) || 0, frameCount: Number(cfg.frameCount) || 0 });
   const store = new MarkStore({
     marksUrl: cfg.marksUrl,
     markUrl: (id) => urlFor(cfg.markUrl, id),

@@ -52,7 +52,7 @@ function renderMarks(ws) {
 /** Follow the time cursor. @param {Workspace} ws @param {number} t */
 function onTime(ws, t) {
   byId("current-time").textContent = t.toFixed(2);
-  byId("frame-no").textContent = "frame " + ws.cursor.frame();
+  byId("frame-no").textContent = ws.cursor.frameLabel();
   byId("play").textContent = ws.cursor.paused ? "▶ Play" : "❚❚ Pause";
   if (ws.map) ws.map.refresh(t);
   ws.timeline.update(t);
