@@ -34,7 +34,12 @@ class ReviewAssignment(models.Model):
             models.UniqueConstraint(fields=["item", "revision", "reviewer"], name="assignment_once_per_reviewer"),
             models.CheckConstraint(condition=Q(revision__gte=1), name="assignment_revision_positive"),
         ]
-        indexes = [models.Index(fields=["reviewer", "done_at"], name="assignment_reviewer_open")]
+        indexes = [
+            # A reviewer's open work and their latest assignment: what the balancer reads per
+            # reviewer at every submit (review/reviewing/assignment.py), never the whole table.
+            models.Index(fields=["reviewer", "done_at"], name="assignment_reviewer_open"),
+            models.Index(fields=["reviewer", "id"], name="assignment_reviewer_latest"),
+        ]
 
     def __str__(self) -> str:
         return f"item {self.item_id} r{self.revision} -> user {self.reviewer_id}"

@@ -191,3 +191,73 @@ def test_the_command_tops_up_items_in_review(submit, admin) -> None:
     call_command("assign_reviews", stdout=out)
     assert _assigned(item) == ["later", "only"]
     assert out.getvalue().startswith("1 assignment(s) added")
+
+
+def _history(*, items: int, author, reviewers, scene) -> None:  # type: ignore[no-untyped-def]
+    """`items` items in review, each given to two reviewers of `reviewers`, every other one decided."""
+    from django.utils import timezone
+
+    from tests.factories import ItemFactory
+
+    made = [ItemFactory(scene=scene, author=author, state=Item.State.IN_REVIEW) for _ in range(items)]
+    ReviewAssignment.objects.bulk_create(
+        ReviewAssignment(
+            item=row,
+            revision=row.revision,
+            reviewer=reviewers[(n + k) % len(reviewers)],
+            done_at=timezone.now() if n % 2 else None,
+        )
+        for n, row in enumerate(made)
+        for k in (0, 1)
+    )
+
+
+def test_submitting_costs_the_same_queries_however_many_items_were_assigned_before(
+    submit, annotator, django_assert_num_queries
+) -> None:
+    # given three reviewers (no gold, so every submit does the same work) and ten earlier items
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotator.compiling import lifecycle
+    from annotator.compiling.services import item_compile
+    from annotator.models import Mark
+    from tests.factories import MarkFactory
+
+    reviewers = [ReviewerFactory(username=name) for name in ("q1", "q2", "q3")]
+    policy = policy_get()
+    policy.gold_rate = 0
+    policy.save()
+    warm = submit()
+    _history(items=10, author=warm.author, reviewers=reviewers, scene=warm.scene)
+
+    def draft() -> Item:
+        mark = MarkFactory(scene=warm.scene, author=annotator, facts={"visible": True})
+        return item_compile(user=annotator, task=Item.Task.TARGET_VISIBILITY, mark_ids=[mark.id])
+
+    small = draft()
+    with CaptureQueriesContext(connection) as few:
+        lifecycle.item_submit(item=small, actor=annotator)
+
+    # when two hundred items more were assigned / then the next submit runs as many queries
+    _history(items=190, author=warm.author, reviewers=reviewers, scene=warm.scene)
+    assert ReviewAssignment.objects.count() == 2 * (1 + 1 + 200)
+    large = draft()
+    with django_assert_num_queries(len(few.captured_queries)):
+        lifecycle.item_submit(item=large, actor=annotator)
+    assert len(_assigned(large)) == 2 and annotator.username not in _assigned(large)
+    assert Mark.objects.filter(scene=warm.scene).count() >= 3
+
+
+def test_ties_on_open_work_go_to_whoever_waited_longest_for_an_item(submit, reviewer, admin) -> None:
+    # given three reviewers with no open work, rev1 and rev3 given an item more recently than rev2
+    second, third = ReviewerFactory(username="rev2"), ReviewerFactory(username="rev3")
+    first = submit()  # rev1 and rev2 (equal, by id)
+    assert _assigned(first) == ["rev1", "rev2"]
+    later = submit()  # rev3 (no work) and rev1 (one open, given first)
+    assert _assigned(later) == ["rev1", "rev3"]
+    for item, people in ((first, (reviewer, second)), (later, (reviewer, third))):
+        for person in people:
+            vote(item, person, "yes", "approve")
+    # when the next item comes in, with every queue empty / then rev2, who waited longest, is first
+    assert _assigned(submit()) == ["rev2", "rev3"]
