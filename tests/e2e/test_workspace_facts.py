@@ -5,6 +5,8 @@ the items compiled from what was typed."""
 
 from __future__ import annotations
 
+from playwright.sync_api import expect
+
 from annotator.models import Item, Mark, Scene
 from tests.e2e.test_workspace_items import _box, _clear, _compile, _pick, _wait_ready
 from tests.e2e.workspace_helpers import _console_errors, _mark, _open, _polygon, _saved, _seek
@@ -90,6 +92,13 @@ def test_task_facts_are_set_in_the_items_panel_and_make_the_items(scene: Scene, 
     assert _facts(house) == {"occlusion": [{"other": tree.id, "relation": "hidden_by"},
                                            {"other": island.id, "relation": "none"}]}  # fmt: skip
     assert Item.objects.filter(task=T.OCCLUSION_ATTRIBUTION).count() == 2
+    # the house's card and the mark editor word both relations with the other regions' labels
+    relations = f"hidden by tree #{tree.id}, neither hides nor is hidden by {island.label} #{island.id}"
+    card = page.locator(f"#marks-list li[data-mark-id='{house.id}'] .mk-facts")
+    expect(card).to_have_text(f"occlusion: {relations}")
+    page.click(f"#marks-list li[data-mark-id='{house.id}'] .mk-label")
+    expect(page.locator("#fact-others")).to_have_text(f"Also set (in Make items): occlusion: {relations}")
+    screenshot(page, "02b-occlusion-on-the-card")
 
     # a point target: the interaction class is the annotator's; a count that is not whole is refused at its field
     _clear(page)

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { factsWith, fieldId, MAX_COUNT, needsInput, parseInput, shownValue } from "../../static/js/lib/facts.js";
+import { factsWith, factWords, fieldId, MAX_COUNT, needsInput, parseInput, shownValue } from "../../static/js/lib/facts.js";
 
 /** A field as the server's check gives it. */
 const field = (kind, extra = {}) => ({
@@ -69,5 +69,33 @@ describe("what a person types becomes a fact", () => {
       { visible: true, occlusion: [{ other: 40, relation: "mutual" }] });
     assert.deepEqual(factsWith({ occlusion: [{ other: 40, relation: "none" }] }, rel, { remove: true }), {});
     assert.equal(facts.occlusion.length, 2);
+  });
+});
+
+describe("factWords: a fact in words on a mark's card", () => {
+  const labels = new Map([[2, "tree"], [7, "car"]]);
+  const labelOf = (id) => labels.get(id);
+  it("words a relation list with the other marks' labels", () => {
+    assert.equal(factWords([{ other: 2, relation: "hidden_by" }], labelOf), "hidden by tree #2");
+    assert.equal(factWords([{ other: 2, relation: "hidden_by" }, { other: 7, relation: "hides" }], labelOf),
+      "hidden by tree #2, hides car #7");
+    assert.equal(factWords([{ other: 7, relation: "mutual" }, { other: 2, relation: "none" }], labelOf),
+      "hides and is hidden by car #7, neither hides nor is hidden by tree #2");
+  });
+  it("names a mark it does not know by its id", () => {
+    assert.equal(factWords([{ other: 9, relation: "hides" }], labelOf), "hides mark #9");
+    assert.equal(factWords([{ other: 9, relation: "hides" }]), "hides mark #9");
+  });
+  it("never prints [object Object]", () => {
+    assert.equal(factWords({ relation: "hidden_by", other: 2 }, labelOf), "hidden by tree #2");
+    assert.equal(factWords({ a_b: 1, c: [true, false] }), "a b 1, c yes, no");
+    assert.doesNotMatch(factWords([{ x: { y: 1 } }]), /object Object/);
+  });
+  it("keeps plain values as they are", () => {
+    assert.equal(factWords(true), "yes");
+    assert.equal(factWords(false), "no");
+    assert.equal(factWords(3), "3");
+    assert.equal(factWords("the van stops"), "the van stops");
+    assert.equal(factWords(null), "");
   });
 });

@@ -100,3 +100,30 @@ export function factsWith(facts, field, parsed) {
 
 /** The same fact of the same mark, wherever it shows (several tasks may ask for it). @param {FactField} field */
 export const fieldId = (field) => `${field.mark}:${field.key}`;
+
+// A relation as read from the mark that holds it ("the house is hidden by the tree"); the server's
+// OCCLUSION_RELATIONS words the same values for the question.
+/** @type {Record<string, string>} */
+const RELATION_WORDS = {
+  hides: "hides", hidden_by: "hidden by", mutual: "hides and is hidden by", none: "neither hides nor is hidden by",
+};
+
+/** A stored fact value in words for a mark's card: yes/no, numbers and text as they are, a relation
+ * list as "hidden by tree #12, hides car #7" (the other mark by its label and id, or "mark #12" when
+ * it is not loaded). Never "[object Object]", whatever shape a fact takes.
+ * @param {any} value @param {(id: number) => string|undefined} [labelOf] the label of a mark by id
+ * @returns {string} */
+export function factWords(value, labelOf) {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (Array.isArray(value)) return value.map((v) => factWords(v, labelOf)).filter(Boolean).join(", ");
+  if (typeof value === "object") {
+    if ("relation" in value && "other" in value) {
+      const label = labelOf ? labelOf(Number(value.other)) : undefined;
+      const words = RELATION_WORDS[value.relation] || String(value.relation).replace(/_/g, " ");
+      return `${words} ${label ? label + " " : "mark "}#${value.other}`;
+    }
+    return Object.entries(value).map(([k, v]) => `${k.replace(/_/g, " ")} ${factWords(v, labelOf)}`).join(", ");
+  }
+  return String(value);
+}

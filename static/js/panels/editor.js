@@ -6,6 +6,7 @@
 
 import { errorText } from "../lib/api.js";
 import { byId, el } from "../lib/dom.js";
+import { factWords } from "../lib/facts.js";
 import { timeErrors } from "../lib/geom.js";
 import { canonicalLabel, factErrors, labelError } from "../lib/marks.js";
 import { showConflicts, wireConflictButtons } from "./conflict.js";
@@ -43,11 +44,11 @@ function factsFromFields(base) {
   return facts;
 }
 
-/** The mark's facts that have no field here, in a line ("" when none). @param {Record<string, any>} facts */
-export function otherFacts(facts) {
-  const shown = (/** @type {any} */ v) => (typeof v === "object" && v !== null ? `${v.relation} (mark #${v.other})` : typeof v === "boolean" ? (v ? "yes" : "no") : String(v));
+/** The mark's facts that have no field here, in a line ("" when none).
+ * @param {Record<string, any>} facts @param {(id: number) => string|undefined} [labelOf] another mark's label */
+export function otherFacts(facts, labelOf) {
   const rest = Object.entries(facts).filter(([k]) => !(/** @type {string[]} */ (FACT_FIELDS)).includes(k));
-  return rest.length ? "Also set (in Make items): " + rest.map(([k, v]) => `${k.replace(/_s$/, "").replace(/_/g, " ")} ${shown(v)}`).join(" · ") : "";
+  return rest.length ? "Also set (in Make items): " + rest.map(([k, v]) => `${k.replace(/_s$/, "").replace(/_/g, " ")}: ${factWords(v, labelOf)}`).join(" · ") : "";
 }
 
 export class Editor {
@@ -167,7 +168,7 @@ export class Editor {
     setValue("fact-first-seen", f.first_seen_s === undefined || f.first_seen_s === null ? "" : f.first_seen_s);
     setValue("fact-count", f.count === undefined || f.count === null ? "" : f.count);
     setValue("fact-note", f.note || "");
-    byId("fact-others").textContent = otherFacts(f);
+    byId("fact-others").textContent = otherFacts(f, (id) => { const m = this.ws.store.get(id); return m ? m.label : undefined; });
     const entry = this.ws.store.entryFor(mark.id);
     if (entry && entry.blocked === "invalid" && entry.errors) this.showErrors(entry.errors);
   }

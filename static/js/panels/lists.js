@@ -2,6 +2,7 @@
 /* The workspace side panel's lists: one <li> per mark and per item. Pure DOM building, no requests. */
 
 import { badge, el } from "../lib/dom.js";
+import { factWords } from "../lib/facts.js";
 
 /** @typedef {import("../lib/types.js").Mark} Mark */
 /** @typedef {import("../lib/types.js").Item} Item */
@@ -33,14 +34,14 @@ function visibleText(mark) {
   return v === true ? "yes" : v === false ? "no" : "unset";
 }
 
-/** @param {Mark} mark */
-function factsText(mark) {
+/** @param {Mark} mark @param {(id: number) => string|undefined} [labelOf] */
+function factsText(mark, labelOf) {
   const f = mark.facts || {};
   const parts = [];
   if (f.first_seen_s !== undefined && f.first_seen_s !== null) parts.push("first seen " + secs(f.first_seen_s));
   if (f.count !== undefined && f.count !== null) parts.push("count " + f.count);
   if (Array.isArray(f.occlusion) && f.occlusion.length) {
-    parts.push("occlusion " + f.occlusion.map((r) => `${r.relation.replace("_", " ")} #${r.other}`).join(", "));
+    parts.push("occlusion: " + factWords(f.occlusion, labelOf));
   }
   return parts.join(" · ");
 }
@@ -59,6 +60,7 @@ function factsText(mark) {
  * @property {boolean} hidden
  * @property {boolean} highlighted
  * @property {Feedback[]|undefined} feedback
+ * @property {(id: number) => string|undefined} [labelOf] another mark's label, to name it in a relation
  */
 
 /** @param {Mark} mark @param {MarkEntryOptions} opts */
@@ -76,7 +78,7 @@ export function markEntry(mark, opts) {
     top.append(el("button", { class: "mk-del", type: "button", title: "Delete this mark (Delete)", "aria-label": "Delete mark",
       dataset: { action: "delete" } }, "×"));
   }
-  const facts = opts.showFacts ? factsText(mark) : "";
+  const facts = opts.showFacts ? factsText(mark, opts.labelOf) : "";
   const meta = el("div", { class: "mk-meta" },
     el("span", { class: "mk-time" }, timeText(mark)),
     mark.kind === "polyline" && (mark.vertex_times || []).length ? el("span", {}, (mark.vertex_times || []).length + " timed vertices") : null,

@@ -28,10 +28,11 @@ function renderMarks(ws) {
   // changing with the keyboard) gets it back; otherwise the focus falls to the page and the next
   // letter typed for the select would start a tool.
   const focused = focusedControl(list);
+  const labelOf = (/** @type {number} */ id) => { const other = ws.store.get(id); return other ? other.label : undefined; };
   list.replaceChildren(...marks.map((m) => markEntry(m, {
     editable: ws.editable, showFacts: ws.showFacts, pick: ws.compose ? ws.compose.position(m.id) : -1, current: ws.isCurrent(m), selected: m.id === ws.selectedId,
     locked: ws.isLocked(m.id), pending: ws.store.isPending(m.id), hidden: ws.hiddenLabels.has(m.label),
-    highlighted: ws.highlighted.has(m.id), feedback: ws.feedback.get(m.id),
+    highlighted: ws.highlighted.has(m.id), feedback: ws.feedback.get(m.id), labelOf,
   })));
   if (focused) {
     const again = /** @type {HTMLElement|null} */ (list.querySelector(`li[data-mark-id="${focused.markId}"] [data-action="${focused.action}"]`));
