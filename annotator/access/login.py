@@ -7,10 +7,14 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm
-from rest_framework import status
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.request import Request
 from rest_framework.response import Response
+
+from annotator.openapi import THROTTLED
 
 from .lockout import locked_for, wait_message
 
@@ -27,6 +31,10 @@ class LockoutAuthenticationForm(AuthenticationForm):
 class TokenApi(ObtainAuthToken):
     """POST username + password -> {"token": ...}; 429 with Retry-After while locked out."""
 
+    @extend_schema(
+        request=AuthTokenSerializer,
+        responses={200: inline_serializer("Token", {"token": serializers.CharField()}), 429: THROTTLED},
+    )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         username = request.data.get("username", "") if hasattr(request.data, "get") else ""
         wait = locked_for(str(username), request._request)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -18,7 +18,12 @@ from annotator.access.scopes import scene_get_visible
 from annotator.compiling import lifecycle, selectors
 from annotator.compiling.batch import items_compile_all
 from annotator.compiling.checks import item_preview, tasks_check
-from annotator.compiling.serializers import ItemOutputSerializer
+from annotator.compiling.serializers import (
+    CompileAllOutputSerializer,
+    ItemCheckOutputSerializer,
+    ItemOutputSerializer,
+    ItemPreviewOutputSerializer,
+)
 from annotator.compiling.services import (
     MAX_EFFORT_REPORT_S,
     item_compile,
@@ -55,7 +60,10 @@ class ItemListApi(APIView):
             return [IsAuthenticated(), IsAnnotator()]
         return [IsAuthenticated()]
 
-    @extend_schema(responses=ItemOutputSerializer(many=True))
+    @extend_schema(
+        parameters=[OpenApiParameter("scene", int), OpenApiParameter("open", str, enum=["1"])],
+        responses=ItemOutputSerializer(many=True),
+    )
     def get(self, request: Request) -> Response:
         """`?scene=ID` narrows to a scene; `?open=1` to the drafts and rejected items not replaced yet."""
         if not (IsAdmin | IsAnnotator)().has_permission(request, self):
@@ -70,7 +78,7 @@ class ItemListApi(APIView):
         )
         return Response(ItemOutputSerializer(items, many=True).data)
 
-    @extend_schema(request=ItemCompileInputSerializer, responses=ItemOutputSerializer)
+    @extend_schema(request=ItemCompileInputSerializer, responses={201: ItemOutputSerializer})
     def post(self, request: Request) -> Response:
         data = self.ItemCompileInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -83,12 +91,12 @@ class ItemCheckApi(APIView):
 
     permission_classes = [IsAuthenticated, IsAnnotator]
 
-    class InputSerializer(serializers.Serializer):
+    class ItemCheckInputSerializer(serializers.Serializer):
         mark_ids = serializers.ListField(child=serializers.IntegerField(), max_length=100)
 
-    @extend_schema(request=InputSerializer, responses=serializers.DictField())
+    @extend_schema(request=ItemCheckInputSerializer, responses=ItemCheckOutputSerializer)
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.ItemCheckInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return Response({"tasks": tasks_check(user=request.user, **data.validated_data)})
 
@@ -98,7 +106,7 @@ class ItemPreviewApi(APIView):
 
     permission_classes = [IsAuthenticated, IsAnnotator]
 
-    @extend_schema(request=ItemListApi.ItemCompileInputSerializer, responses=serializers.DictField())
+    @extend_schema(request=ItemListApi.ItemCompileInputSerializer, responses=ItemPreviewOutputSerializer)
     def post(self, request: Request) -> Response:
         data = ItemListApi.ItemCompileInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -111,14 +119,14 @@ class SceneCompileAllApi(APIView):
 
     permission_classes = [IsAuthenticated, IsAnnotator]
 
-    class InputSerializer(serializers.Serializer):
+    class CompileAllInputSerializer(serializers.Serializer):
         seed = serializers.IntegerField(required=False, default=0, min_value=0)
         active_seconds = _seconds()
 
-    @extend_schema(request=InputSerializer, responses=serializers.DictField())
+    @extend_schema(request=CompileAllInputSerializer, responses={201: CompileAllOutputSerializer})
     def post(self, request: Request, scene_id: int) -> Response:
         scene_get_visible(user=request.user, scene_id=scene_id)
-        data = self.InputSerializer(data=request.data)
+        data = self.CompileAllInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result = items_compile_all(user=request.user, scene_id=scene_id, **data.validated_data)
         items = selectors.items_for_user(user=request.user).filter(id__in=[it.id for it in result.items])
@@ -157,7 +165,7 @@ class ItemRecompileApi(APIView):
 
     permission_classes = [IsAuthenticated, IsAnnotator]
 
-    @extend_schema(request=EffortInputSerializer, responses=ItemOutputSerializer)
+    @extend_schema(request=EffortInputSerializer, responses={201: ItemOutputSerializer})
     def post(self, request: Request, item_id: int) -> Response:
         data = EffortInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -170,12 +178,12 @@ class ItemEffortApi(APIView):
 
     permission_classes = [IsAuthenticated, IsAnnotator]
 
-    class InputSerializer(serializers.Serializer):
+    class ItemEffortInputSerializer(serializers.Serializer):
         seconds = _seconds(required=True)
 
-    @extend_schema(request=InputSerializer, responses=ItemOutputSerializer)
+    @extend_schema(request=ItemEffortInputSerializer, responses=ItemOutputSerializer)
     def post(self, request: Request, item_id: int) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.ItemEffortInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         item_effort_add(user=request.user, item_id=item_id, **data.validated_data)
         return Response(_item(request, item_id))

@@ -121,3 +121,53 @@ class ItemOutputSerializer(serializers.ModelSerializer):
     def get_model_view(self, obj: Item) -> dict[str, Any] | None:
         view = getattr(obj, "model_view", None)
         return None if view is None else dict(ModelViewOutputSerializer(view).data)
+
+
+# Shapes of the answers that are not an item (for the schema; the views build them as dicts).
+class TaskCheckOutputSerializer(serializers.Serializer):
+    task = serializers.ChoiceField(choices=Item.Task.choices)
+    dimension = serializers.CharField()
+    answer_format = serializers.CharField()
+    ok = serializers.BooleanField()
+    missing = serializers.ListField(child=serializers.DictField(), help_text="{field, message} to add or fix")
+    needs = serializers.CharField()
+    derives = serializers.JSONField()
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # Added here: class attributes named `label` and `fields` would hide the serializer's own.
+        declared = super().get_fields()
+        declared["label"] = serializers.CharField()
+        declared["fields"] = serializers.ListField(
+            child=serializers.DictField(), help_text="the facts the template asks for"
+        )
+        return declared
+
+
+class ItemCheckOutputSerializer(serializers.Serializer):
+    tasks = TaskCheckOutputSerializer(many=True)
+
+
+class ItemPreviewOutputSerializer(serializers.Serializer):
+    task = serializers.ChoiceField(choices=Item.Task.choices)
+    question = serializers.CharField()
+    options = serializers.JSONField()
+    answer = serializers.JSONField()
+    answer_format = serializers.CharField()
+    seed = serializers.IntegerField(allow_null=True)
+    template = serializers.CharField()
+    phrasing = serializers.DictField()
+    model_view = serializers.DictField(help_text="image and option images as data URLs, segment_s")
+
+
+class TaskTallyOutputSerializer(serializers.Serializer):
+    task = serializers.ChoiceField(choices=Item.Task.choices)
+    created = serializers.IntegerField()
+    existing = serializers.IntegerField()
+    refused = serializers.IntegerField()
+    refusals = serializers.ListField(child=serializers.DictField(), help_text="{marks, field, reason} per refusal")
+
+
+class CompileAllOutputSerializer(serializers.Serializer):
+    items = ItemOutputSerializer(many=True)
+    tasks = TaskTallyOutputSerializer(many=True)
+    truncated = serializers.BooleanField()

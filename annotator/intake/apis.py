@@ -46,7 +46,7 @@ class SceneListApi(APIView):
         scenes = selectors.scenes_for_user(user=request.user)
         return Response(SceneOutputSerializer(scenes, many=True).data)
 
-    @extend_schema(request=SceneImportInputSerializer, responses=SceneOutputSerializer)
+    @extend_schema(request=SceneImportInputSerializer, responses={201: SceneOutputSerializer})
     def post(self, request: Request) -> Response:
         data = self.SceneImportInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -121,7 +121,7 @@ class SceneAssignmentsApi(APIView):
         scene = selectors.scene_get(user=request.user, scene_id=scene_id)
         return Response(AssignmentOutputSerializer(selectors.assignments_for_scene(scene=scene), many=True).data)
 
-    @extend_schema(request=AssignmentInputSerializer, responses=AssignmentOutputSerializer)
+    @extend_schema(request=AssignmentInputSerializer, responses={201: AssignmentOutputSerializer})
     def post(self, request: Request, scene_id: int) -> Response:
         scene = selectors.scene_get(user=request.user, scene_id=scene_id)
         data = self.AssignmentInputSerializer(data=request.data)

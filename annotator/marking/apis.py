@@ -53,7 +53,7 @@ class SceneMarksApi(APIView):
             return Response({"type": "FeatureCollection", "features": [mark_feature(m) for m in data]})
         return Response(data)
 
-    @extend_schema(request=MarkInputSerializer, responses=MarkOutputSerializer)
+    @extend_schema(request=MarkInputSerializer, responses={201: MarkOutputSerializer})
     def post(self, request: Request, scene_id: int) -> Response:
         scene = scene_get(user=request.user, scene_id=scene_id)
         self.check_object_permissions(request, scene)

@@ -12,7 +12,7 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "annotator.openapi.SkymarkAutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "annotator.exceptions.api_exception_handler",
@@ -31,6 +31,9 @@ SPECTACULAR_SETTINGS = {
         "MediaJobKindEnum": "annotator.models.MediaJob.Kind",
         "MediaJobStateEnum": "annotator.models.MediaJob.State",
         "ItemStateEnum": "annotator.models.Item.State",
+        "ItemTaskEnum": "annotator.models.Item.Task",
+        # A model view's rendering and a CVAA training run share these four states.
+        "RunStateEnum": "annotator.models.ModelView.State",
         "ReviewDecisionEnum": "review.models.reviews.Decision",
         "VerdictEnum": [("approve", "Approve"), ("reject", "Reject")],
     },

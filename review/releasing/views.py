@@ -17,6 +17,8 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import IsAuthenticated
@@ -26,6 +28,7 @@ from rest_framework.views import APIView
 from annotator.access.permissions import IsAdmin, page_require
 from annotator.exceptions import Conflict
 from annotator.models import Item, Scene
+from annotator.openapi import UNAUTHENTICATED
 from annotator.processing.lease import lease_live
 from annotator.serving import serve_stored
 from review.models import Release
@@ -146,7 +149,11 @@ class _DownloadView(APIView):
         return super().handle_exception(exc)
 
 
+_DOWNLOAD = {(200, "application/octet-stream"): OpenApiTypes.BINARY, 401: UNAUTHENTICATED}
+
+
 class ReleaseFileView(_DownloadView):
+    @extend_schema(responses=_DOWNLOAD)
     def get(self, request: Request, version: str, filename: str) -> HttpResponseBase:
         """One file of a frozen release (any listed in its manifest, or the manifest), streamed."""
         release = _frozen(version)
@@ -158,6 +165,7 @@ class ReleaseFileView(_DownloadView):
 
 
 class ReleaseArchiveView(_DownloadView):
+    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY, 401: UNAUTHENTICATED})
     def get(self, request: Request, version: str, **_: Any) -> HttpResponseBase:
         """The whole release as a zip, streamed as it is written."""
         release = _frozen(version)

@@ -77,7 +77,7 @@ class ReviewAnswerApi(APIView):
         blind_answer = serializers.CharField(max_length=200)
         answer_seconds = _seconds_field()
 
-    @extend_schema(request=ReviewAnswerInputSerializer, responses=ReviewOutputSerializer)
+    @extend_schema(request=ReviewAnswerInputSerializer, responses={201: ReviewOutputSerializer})
     def post(self, request: Request, item_id: int) -> Response:
         item = selectors.review_item_get(reviewer=request.user, item_id=item_id)
         data = self.ReviewAnswerInputSerializer(data=request.data)
@@ -191,7 +191,7 @@ class AdjudicationItemApi(APIView):
         # the adjudicator's words: why this decision (the service requires them)
         reason = serializers.CharField(max_length=4000, allow_blank=True)
 
-    @extend_schema(request=AdjudicationInputSerializer, responses=AdjudicationOutputSerializer)
+    @extend_schema(request=AdjudicationInputSerializer, responses={201: AdjudicationOutputSerializer})
     def post(self, request: Request, item_id: int) -> Response:
         item = selectors.adjudication_item_get(user=request.user, item_id=item_id)
         data = self.AdjudicationInputSerializer(data=request.data)

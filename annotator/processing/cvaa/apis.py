@@ -52,7 +52,7 @@ class CvaaCheckpointOutputSerializer(serializers.ModelSerializer):
 class CvaaCheckpointListApi(APIView):
     permission_classes = [IsAuthenticated, IsAdmin]
 
-    class InputSerializer(serializers.Serializer):
+    class CvaaCheckpointInputSerializer(serializers.Serializer):
         file = serializers.FileField(help_text="a CVAA checkpoint (.pt) as train_cvaa writes it")
         activate = serializers.BooleanField(default=True)
 
@@ -60,10 +60,14 @@ class CvaaCheckpointListApi(APIView):
     def get(self, request: Request) -> Response:
         return Response(CvaaCheckpointOutputSerializer(CvaaCheckpoint.objects.all(), many=True).data)
 
-    @extend_schema(request=InputSerializer, responses=CvaaCheckpointOutputSerializer)
+    @extend_schema(
+        request=CvaaCheckpointInputSerializer,
+        responses={201: CvaaCheckpointOutputSerializer, 200: CvaaCheckpointOutputSerializer},
+    )
     def post(self, request: Request) -> Response:
-        """Upload a checkpoint; a file that is not a valid CVAA checkpoint gets 400 on `file` with why."""
-        data = self.InputSerializer(data=request.data)
+        """Upload a checkpoint (201; 200 with the one stored when the same file is there already); a file
+        that is not a valid CVAA checkpoint gets 400 on `file` with why."""
+        data = self.CvaaCheckpointInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         checkpoint, created = services.checkpoint_upload(created_by=request.user, **data.validated_data)
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
@@ -90,7 +94,7 @@ class CvaaTrainingOutputSerializer(serializers.ModelSerializer):
 class CvaaTrainingListApi(APIView):
     permission_classes = [IsAuthenticated, IsAdmin]
 
-    class InputSerializer(serializers.Serializer):
+    class CvaaTrainingInputSerializer(serializers.Serializer):
         steps = serializers.IntegerField(min_value=1, max_value=1_000_000, default=2000)
         seed = serializers.IntegerField(default=0)
         preset = serializers.ChoiceField(choices=sorted(PRESETS), default="small")
@@ -101,10 +105,10 @@ class CvaaTrainingListApi(APIView):
     def get(self, request: Request) -> Response:
         return Response(CvaaTrainingOutputSerializer(CvaaTraining.objects.all()[:50], many=True).data)
 
-    @extend_schema(request=InputSerializer, responses=CvaaTrainingOutputSerializer)
+    @extend_schema(request=CvaaTrainingInputSerializer, responses={201: CvaaTrainingOutputSerializer})
     def post(self, request: Request) -> Response:
         """Queue a training run on the `gpu` queue; its state and reason show in GET."""
-        data = self.InputSerializer(data=request.data)
+        data = self.CvaaTrainingInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values: dict[str, Any] = dict(data.validated_data)
         run = services.training_start(created_by=request.user, **values)
