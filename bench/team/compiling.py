@@ -10,6 +10,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from annotator.compiling.audit import truth_of
 from annotator.compiling.batch import items_compile_all
 from annotator.compiling.services import item_compile
 from annotator.models import Item
@@ -54,6 +55,22 @@ def _single_sets(task: str, kit: dict[str, list[Any]], rng: random.Random) -> li
     return []
 
 
+def fact_holds(item: Any) -> bool:
+    """Whether a yes/no item's fact holds, whichever way round its question is asked."""
+    return bool(truth_of(item.answer_format, item.answer, item.provenance.get("polarity")))
+
+
+def _short(drafts: list[Any], wanted: int) -> bool:
+    """Whether a task needs more drafts: fewer than wanted, or for yes/no tasks fewer than half of
+    them with the fact holding, or not holding (the lead submits as many of each)."""
+    if len(drafts) < wanted:
+        return True
+    if not drafts or drafts[0].answer_format != Item.AnswerFormat.YES_NO:
+        return False
+    holds = sum(1 for it in drafts if fact_holds(it))
+    return min(holds, len(drafts) - holds) < wanted // 2
+
+
 def compile_items(*, scenes: list[Any], admin: Any, quota: dict[str, int], rng: random.Random,
                   tally: Tally, max_annotators: int = 40) -> dict[str, list[Any]]:  # fmt: skip
     """Annotators take the scenes in turn: a session's marks compiled with "compile all", then a
@@ -61,7 +78,7 @@ def compile_items(*, scenes: list[Any], admin: Any, quota: dict[str, int], rng: 
     has its quota of drafts. Returns each task's drafts, in the order they were made."""
     drafts: dict[str, list[Any]] = defaultdict(list)
     member = 0
-    while any(len(drafts[t]) < q for t, q in quota.items()) and member < max_annotators:
+    while any(_short(drafts[t], q) for t, q in quota.items()) and member < max_annotators:
         user = team_member(member, admin, scenes)
         member += 1
         for scene in scenes:
@@ -79,7 +96,7 @@ def compile_items(*, scenes: list[Any], admin: Any, quota: dict[str, int], rng: 
                 update(region, {"facts": {**region.facts, "count": rng.randint(0, 7)}})
             for task, wanted in quota.items():
                 for marks in _single_sets(task, kit, rng):
-                    if len(drafts[task]) >= wanted:
+                    if not _short(drafts[task], wanted):
                         break
                     try:
                         item = item_compile(user=user, task=task, mark_ids=[m.id for m in marks],

@@ -11,7 +11,6 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from annotator.compiling import lifecycle
-from annotator.compiling.audit import truth_of
 from annotator.compiling.modelview_queue import model_view_backfill
 from annotator.compiling.services import compile_marks, item_revise
 from annotator.models import Item, Mark
@@ -21,6 +20,7 @@ from review.reviewing.reasons import reasons_active
 from review.reviewing.services import review_decide, review_start
 
 from . import Tally
+from .compiling import fact_holds
 
 # Shares of first revisions by how their review goes; the rest are approved cleanly, as are revisions.
 BOTH_REJECT, DISAGREE, WRONG_BLIND = 0.10, 0.10, 0.05
@@ -47,8 +47,8 @@ def submit(*, drafts: dict[str, list[Any]], quota: dict[str, int], rng: random.R
         pool = list(drafts[task])
         rng.shuffle(pool)
         if pool and pool[0].answer_format == Item.AnswerFormat.YES_NO:
-            holds = [it for it in pool if _truth(it)]
-            fails = [it for it in pool if not _truth(it)]
+            holds = [it for it in pool if fact_holds(it)]
+            fails = [it for it in pool if not fact_holds(it)]
             pool = (
                 [it for pair in zip(holds, fails, strict=False) for it in pair]
                 + holds[len(fails) :]
@@ -61,11 +61,6 @@ def submit(*, drafts: dict[str, list[Any]], quota: dict[str, int], rng: random.R
         _render(item, tally)
     tally.submitted = len(chosen)
     return chosen
-
-
-def _truth(item: Any) -> bool:
-    """Whether a yes/no item's fact holds, whichever way round its question is asked."""
-    return bool(truth_of(item.answer_format, item.answer, item.provenance.get("polarity")))
 
 
 def _wrong(item: Any, rng: random.Random) -> str:
