@@ -16,7 +16,7 @@ from django.utils import timezone
 from annotator.compiling import lifecycle
 from annotator.compiling.reads import mark_changes
 from annotator.exceptions import Conflict, StaleWrite
-from annotator.marking.facts import facts_clean
+from annotator.marking.facts import FACTS, Kind, facts_clean
 from annotator.marking.geometry import validate_geometry, with_closed_rings
 from annotator.marking.labels import label_clean
 from annotator.models import Mark, SatelliteImage, Scene, Video
@@ -131,8 +131,26 @@ def _copy_on_write(*, mark_id: int, version: int, merged: dict[str, Any]) -> Mar
         copied_from=current,
         **{k: v for k, v in merged.items() if k != "updated_at"},
     )
-    lifecycle.items_move_to_copy(original=current, copy=copy)
+    moved = lifecycle.items_move_to_copy(original=current, copy=copy)
+    _relations_follow_copy(original_id=current.id, copy_id=copy.id, item_ids=moved)
     return Mark.objects.select_related("satellite_image").get(id=copy.id)
+
+
+def _relations_follow_copy(*, original_id: int, copy_id: int, item_ids: list[int]) -> None:
+    """Relations (facts of kind relation, e.g. occlusion) that the other marks of the moved items
+    state about the original now name the copy, so the items still read them. Only marks nothing
+    locks are rewritten: a locked mark keeps what the items in review or approved read (its
+    author states the relation to the copy again, which copies that mark in turn)."""
+    keys = [key for key, spec in FACTS.items() if spec.kind == Kind.RELATION]
+    siblings = Mark.objects.filter(items__id__in=item_ids, locked=False).exclude(id=copy_id).distinct()
+    for mark in siblings.select_for_update():
+        facts = dict(mark.facts or {})
+        for key in keys:
+            value = facts.get(key)
+            if isinstance(value, list) and any(isinstance(e, dict) and e.get("other") == original_id for e in value):
+                facts[key] = [{**e, "other": copy_id} if e.get("other") == original_id else e for e in value]
+        if facts != mark.facts:
+            Mark.objects.filter(id=mark.id).update(facts=facts, version=F("version") + 1, updated_at=timezone.now())
 
 
 def mark_update(*, mark: Mark, version: int, changes: dict[str, Any]) -> Mark:

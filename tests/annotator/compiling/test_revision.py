@@ -127,3 +127,32 @@ def test_only_rejected_items_and_their_draft_revisions_are_withdrawn(annotator) 
     _, _, rejected = _approved_and_rejected(annotator)
     revised = item_revise(user=annotator, item_id=rejected.id)
     assert item_withdraw(user=annotator, item_id=revised.id).state == S.WITHDRAWN
+
+
+def test_a_relation_to_the_copied_mark_follows_the_copy(annotator) -> None:
+    # given an occlusion item (regions A, B; A states it hides B) rejected, and B shared with an
+    # approved item, so B is locked while A is not
+    a = MarkFactory(author=annotator, label="building")
+    b = MarkFactory(
+        author=annotator,
+        scene=a.scene,
+        label="road",
+        geometry={"type": "Polygon", "coordinates": [[[100, 50], [150, 50], [150, 90], [100, 90]]]},
+    )
+    Mark.objects.filter(id=a.id).update(facts={"visible": True, "occlusion": [{"other": b.id, "relation": "hides"}]})
+    approved = item_compile(user=annotator, task=TV, mark_ids=[b.id])
+    lifecycle.item_submit(item=approved, actor=annotator)
+    lifecycle.item_approve(item=approved, actor=None, reason="test")
+    rejected = item_compile(user=annotator, task=Item.Task.OCCLUSION_ATTRIBUTION, mark_ids=[a.id, b.id])
+    lifecycle.item_submit(item=rejected, actor=annotator)
+    lifecycle.item_reject(item=rejected, actor=None, reason="the road is the wrong one")
+
+    # when the author fixes B (copied on write)
+    b = Mark.objects.select_related("satellite_image").get(id=b.id)
+    copy = mark_update(mark=b, version=b.version, changes={"label": "lane"})
+
+    # then A's relation names the copy, and the revision still reads it
+    assert Mark.objects.get(id=a.id).facts["occlusion"] == [{"other": copy.id, "relation": "hides"}]
+    revised = item_revise(user=annotator, item_id=rejected.id)
+    assert revised.answer == "the building hides part of the lane"
+    assert Mark.objects.get(id=b.id).label == "road"  # the approved item's region is as it was
