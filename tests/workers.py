@@ -142,8 +142,9 @@ def _forget_messages(redis: str | None) -> None:
         redis_client.Redis.from_url(redis).delete("unacked", "unacked_index", "unacked_mutex")
 
 
-def wait_for(what: str, check: Callable[[], Any], timeout: float = 120) -> Any:
-    """Poll `check` until it returns something truthy; fail naming `what` after `timeout` s."""
+def wait_for(what: str, check: Callable[[], Any], timeout: float = 300) -> Any:
+    """Poll `check` until it returns something truthy; fail naming `what` after `timeout` s (a
+    worker starting on a loaded 2-core machine has taken two minutes to be ready)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if value := check():

@@ -209,6 +209,9 @@ class MediaJob(models.Model):
     # While running: the time until which its worker holds it. The worker renews it while the step
     # runs; a running job whose lease ran out lost its worker and is taken up again (jobs.py).
     lease_until = models.DateTimeField(null=True, blank=True)
+    # How many workers vanished while running it since it last succeeded or an admin retried it: a
+    # step that kills its worker every time (out of memory) ends `failed` instead of looping.
+    workers_lost = models.PositiveSmallIntegerField(default=0)
     # Set when sending the job to the queue failed (broker down); the job stays pending, `detail`
     # says so, and workers send it again once the broker answers.
     unsent_since = models.DateTimeField(null=True, blank=True)

@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 ProgressFn = Callable[[float], None]
 Step = Callable[[MediaJob, ProgressFn], str | None]
 # Seconds a step may run before the worker stops it (soft limit; the hard limit is 30 s later).
+# Workers lost in a row on one job before it ends `failed` rather than queued again.
+MAX_WORKERS_LOST = 3
 JOB_TIME_LIMITS: dict[str, int] = {
     "probe": 120,
     "keyframes": 1800,
@@ -120,7 +122,7 @@ def _finish(job_id: int, attempt: int, *, state: str, error: str = "", detail: s
         finished_at=timezone.now(),
         lease_until=None,
         updated_at=timezone.now(),
-        **({"progress": 100} if state == MediaJob.State.SUCCEEDED else {}),
+        **({"progress": 100, "workers_lost": 0} if state == MediaJob.State.SUCCEEDED else {}),
     )
     if not ended:
         log.warning("media job %s: run %s was taken over; its outcome (%s) is dropped", job_id, attempt, state)
@@ -169,20 +171,27 @@ def media_job_run(*, job_id: int, step: Step) -> bool:
 
 def jobs_reclaim_lost() -> list[MediaJob]:
     """Put back in line the running jobs whose lease ran out (their worker vanished), each once even
-    when several workers look at the same time. Returns them, for the caller to send."""
+    when several workers look at the same time; a job whose workers vanished MAX_WORKERS_LOST times
+    in a row ends `failed` instead (it likely kills them). Returns the jobs to send again."""
     lost = MediaJob.objects.filter(state=MediaJob.State.RUNNING).filter(
         Q(lease_until__lt=timezone.now()) | Q(lease_until__isnull=True)
     )
     taken = []
     for job in lost:
-        note = f"its worker stopped at {job.progress}%; queued again"
-        if (
-            _mine(job.id, job.attempts)
-            .filter(lease_until=job.lease_until)
-            .update(state=MediaJob.State.PENDING, detail=note, lease_until=None, updated_at=timezone.now())
-        ):
-            log.warning("media job %s (%s): %s", job.id, job.kind, note)
-            taken.append(job)
+        times = job.workers_lost + 1
+        if times >= MAX_WORKERS_LOST:
+            error = (
+                f"its worker stopped {times} times while running this step (killed, or out of memory on this "
+                "input); retry it once the worker has more memory or the input is smaller"
+            )
+            change = {"state": MediaJob.State.FAILED, "error": error, "finished_at": timezone.now()}
+        else:
+            change = {"state": MediaJob.State.PENDING, "detail": f"its worker stopped at {job.progress}%; queued again"}
+        mine = _mine(job.id, job.attempts).filter(lease_until=job.lease_until)
+        if mine.update(**change, workers_lost=times, lease_until=None, updated_at=timezone.now()):
+            log.warning("media job %s (%s): %s", job.id, job.kind, change.get("detail") or change.get("error"))
+            if change["state"] == MediaJob.State.PENDING:
+                taken.append(job)
     return taken
 
 
@@ -201,5 +210,6 @@ def media_job_reset(*, job_id: int) -> None:
         started_at=None,
         finished_at=None,
         lease_until=None,
+        workers_lost=0,
         updated_at=timezone.now(),
     )

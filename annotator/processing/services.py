@@ -27,7 +27,8 @@ def media_job_retry(*, job_id: int) -> MediaJob:
             f"if its worker stops renewing it (its lease runs out in {left} s)"
         )
     job.state, job.progress, job.error, job.detail = MediaJob.State.PENDING, 0, "", ""
-    job.lease_until, job.unsent_since = None, None
-    job.save(update_fields=["state", "progress", "error", "detail", "lease_until", "unsent_since", "updated_at"])
+    job.lease_until, job.unsent_since, job.workers_lost = None, None, 0
+    fields = ["state", "progress", "error", "detail", "lease_until", "unsent_since", "workers_lost", "updated_at"]
+    job.save(update_fields=fields)
     enqueue_job(job=job)
     return job

@@ -141,6 +141,23 @@ def test_an_expired_lease_is_reclaimed_once_and_the_rerun_removes_the_dead_runs_
 
 
 @pytest.mark.django_db
+def test_a_job_whose_workers_keep_vanishing_fails_with_a_reason_instead_of_looping(probed, admin, api) -> None:
+    # given a job whose worker vanished twice before, now a third time
+    job = _running(probed.jobs.get(kind="keyframes"), lease_until=timezone.now() - timedelta(seconds=1))
+    MediaJob.objects.filter(id=job.id).update(workers_lost=2)
+
+    # when workers look for lost jobs / then it is not sent again but failed, saying why
+    assert jobs_reclaim_lost() == []
+    job.refresh_from_db()
+    assert (job.state, job.workers_lost, job.lease_until) == ("failed", 3, None)
+    assert job.error.startswith("its worker stopped 3 times while running this step")
+    # ... and an admin's retry gives it its chances back
+    assert api(admin).post(f"/api/jobs/{job.id}/retry/").status_code == 200
+    job.refresh_from_db()
+    assert (job.state, job.workers_lost) == ("pending", 0)
+
+
+@pytest.mark.django_db
 def test_a_run_that_was_taken_over_does_not_overwrite_its_successor(probed) -> None:
     job = probed.jobs.get(kind="keyframes")
 
