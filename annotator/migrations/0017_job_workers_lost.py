@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotator", "0015_job_lease"),
+        ("annotator", "0016_withdraw_draft_revision"),
     ]
 
     operations = [
