@@ -50,9 +50,14 @@ def test_rings_are_wound_by_rfc_7946_in_lon_lat() -> None:
     assert hole == [[0.2, 0.2], [0.4, 0.4], [0.4, 0.2], [0.2, 0.2]]  # holes clockwise
 
 
-def test_every_trajectory_loads_with_pymeos(built_release) -> None:
+def test_every_trajectory_loads_with_pymeos(built_release, monkeypatch) -> None:
     from pymeos import TGeogPointSeq, TGeomPointSeq, pymeos_initialize
 
+    # pymeos points PROJ_DATA/PROJ_LIB at the older proj.db of its wheel when they are unset; pyproj
+    # would then read that database in every later test of this process. Restored after the test.
+    for name in ("PROJ_DATA", "PROJ_LIB"):
+        monkeypatch.setenv(name, "unset-by-pymeos-test")
+        monkeypatch.delenv(name)
     pymeos_initialize()
     files = sorted((release_root(built_release) / "geo").glob("*.movingfeatures.json"))
     assert [p.name for p in files] == ["saro-roundabout.movingfeatures.json"]
