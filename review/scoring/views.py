@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 
 from annotator.access.permissions import IsAdmin, page_require
 from annotator.compiling.catalog import DIMENSIONS, TASK_DIMENSION
+from annotator.models import Item
 from annotator.serving import serve_stored
 from review.models import Release
 from review.releasing.selectors import release_get
@@ -70,6 +71,8 @@ def leaderboard_page(request: HttpRequest, version: str) -> HttpResponse:
             if reference and reference["human_overall"] is not None
             else None,
             "tasks": tasks,
+            # the column heads: the task's name as people read it, wrapped rather than cut short
+            "task_names": [Item.Task(t).label if t in Item.Task.values else t for t in tasks],
             "error": error,
             "min_clusters": MIN_CLUSTERS,
         },

@@ -109,6 +109,10 @@ def test_the_page_ranks_and_links_the_per_item_log(release, admin, client) -> No
     assert response.status_code == 302
     page = client.get("/releases/1.0/leaderboard/").content.decode()
     assert "model-a" in page and 'id="random-row"' in page and 'id="human-row"' in page
+    # the heading counts the results shown (the random and human rows are references, not results)
+    assert 'data-testid="results-count">(1)<' in page
+    # each task's column is headed by its name, whole
+    assert '<th class="num task-head">Target Visibility</th>' in page
     # the release's items come from fewer scenes than a clustered SE needs: said, not "± 0"
     scenes = Submission.objects.get().report["scenes"]
     assert scenes < 5 and f'data-field="se">too few scenes ({scenes}) for an SE<' in page and "± 0" not in page
