@@ -21,9 +21,15 @@ system-deps-browser:
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# A machine's pip configuration may name local index folders (extra-index-url = file:///...) that
+# hold only some packages; pip then warns once per package and folder it does not find there, about
+# 130 lines for our dependencies. Exactly those lines are dropped; every other message stays, and
+# pipefail keeps pip's exit status.
+PIP_UNNOISE := grep -v -E "^WARNING: Location 'file://[^']*' is ignored: it is neither a file nor a directory\.$$" || true
+
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[dev]"
+	set -o pipefail; $(BIN)/python -m pip install -q --upgrade pip 2>&1 | { $(PIP_UNNOISE); } >&2
+	set -o pipefail; $(BIN)/python -m pip install -q -e ".[dev]" 2>&1 | { $(PIP_UNNOISE); } >&2
 	rm -f $(VENV)/.installed-* && touch $@
 
 deps: $(STAMP)
