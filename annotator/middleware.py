@@ -1,12 +1,17 @@
 """A request body larger than the largest upload Skymark takes (`MAX_UPLOAD_MB`) is answered 413
-from its Content-Length, before Django reads a byte of it to memory or to temporary files."""
+from its Content-Length, before Django reads a byte of it to memory or to temporary files; an id in
+the path too large for the database's 64-bit integers names no row and is answered 404 before a
+query would fail on it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from annotator.parsers import INT64_MAX, INT64_MIN
 
 
 class BodySizeLimitMiddleware:
@@ -25,3 +30,23 @@ class BodySizeLimitMiddleware:
                 return JsonResponse({"detail": message}, status=413)
             return HttpResponse(f"413: {message}.", status=413, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
+
+
+class PathIdRangeMiddleware:
+    """`<int:...>` accepts any run of digits; one past the database's range would raise in the
+    query (SQLite: OverflowError, PostgreSQL: out of range), a 500 for what is simply no such object."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HttpRequest, view: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> HttpResponse | None:
+        if not any(isinstance(v, int) and not INT64_MIN <= v <= INT64_MAX for v in [*args, *kwargs.values()]):
+            return None
+        if request.path.startswith("/api/"):
+            return JsonResponse({"detail": "No such object."}, status=404)
+        return HttpResponse("404: no such object.", status=404, content_type="text/plain; charset=utf-8")

@@ -7,7 +7,7 @@ Which statuses an operation can answer follows from how the request is handled, 
 - 403: any operation (no or a wrong credential: SessionAuthentication comes first, so DRF answers
   403 rather than 401; a role or scope that does not allow it);
 - 404: the path names an object (selectors raise it for objects out of the user's scope, too);
-- 409: a write (StaleWrite, Conflict: the object's state forbids it);
+- 409: the object's state forbids it (StaleWrite, Conflict), on writes and reads of an object alike;
 - 413: a request body (BoundedJSONParser and upload limits).
 The token endpoint adds 429 itself (annotator/access/login.py).
 """
@@ -75,7 +75,7 @@ class SkymarkAutoSchema(AutoSchema):
             errors["400"] = BAD_REQUEST
         if has_path_params:
             errors["404"] = NOT_FOUND
-        if self.method != "GET":
+        if reads_input:
             errors["409"] = CONFLICT
         if self.method in BODY_METHODS:
             errors["413"] = TOO_LARGE

@@ -46,10 +46,13 @@ def _finite(text: str) -> float:
     return number
 
 
+# Ids, counts and versions are 64-bit in the database; a larger one would fail there instead.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
 def _int64(text: str) -> int:
-    # Ids, counts and versions are 64-bit in the database; a larger one would fail there instead.
     number = int(text)
-    if not -(2**63) <= number < 2**63:
+    if not INT64_MIN <= number <= INT64_MAX:
         raise ParseError(f"JSON parse error - {text[:24]} is out of range for a 64-bit integer")
     return number
 

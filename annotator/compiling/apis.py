@@ -33,8 +33,12 @@ from annotator.compiling.services import (
     item_withdraw,
 )
 from annotator.models import Item
+from annotator.parsers import INT64_MAX
 
-MarkIds = serializers.ListField(child=serializers.IntegerField(), min_length=1, max_length=100)
+# Form and multipart bodies are not read by the bounded JSON parser: the id range is checked here.
+MarkIds = serializers.ListField(
+    child=serializers.IntegerField(min_value=1, max_value=INT64_MAX), min_length=1, max_length=100
+)
 
 
 def _seconds(required: bool = False) -> serializers.FloatField:
@@ -92,7 +96,9 @@ class ItemCheckApi(APIView):
     permission_classes = [IsAuthenticated, IsAnnotator]
 
     class ItemCheckInputSerializer(serializers.Serializer):
-        mark_ids = serializers.ListField(child=serializers.IntegerField(), max_length=100)
+        mark_ids = serializers.ListField(
+            child=serializers.IntegerField(min_value=1, max_value=INT64_MAX), max_length=100
+        )
 
     @extend_schema(request=ItemCheckInputSerializer, responses=ItemCheckOutputSerializer)
     def post(self, request: Request) -> Response:

@@ -18,10 +18,11 @@ from annotator.marking import selectors
 from annotator.marking.serializers import MarkOutputSerializer, mark_feature
 from annotator.marking.services import mark_create, mark_delete, mark_update
 from annotator.models import Mark
+from annotator.parsers import INT64_MAX
 
 
 class MarkInputSerializer(serializers.Serializer):
-    satellite_image = serializers.IntegerField()
+    satellite_image = serializers.IntegerField(min_value=1, max_value=INT64_MAX)
     kind = serializers.ChoiceField(choices=Mark.Kind.choices)
     geometry = serializers.JSONField()
     label = serializers.CharField(max_length=64)  # type: ignore[assignment]
@@ -74,7 +75,7 @@ class MarkDetailApi(APIView):
     changes or deletes it (and only while the item lifecycle has not locked it)."""
 
     class MarkUpdateInputSerializer(serializers.Serializer):
-        version = serializers.IntegerField(min_value=1)
+        version = serializers.IntegerField(min_value=1, max_value=INT64_MAX)
         geometry = serializers.JSONField(required=False)
         label = serializers.CharField(max_length=64, required=False)  # type: ignore[assignment]
         time_start = serializers.FloatField(min_value=0, required=False)
@@ -83,7 +84,7 @@ class MarkDetailApi(APIView):
         facts = serializers.DictField(required=False)
 
     class MarkDeleteInputSerializer(serializers.Serializer):
-        version = serializers.IntegerField(min_value=1)
+        version = serializers.IntegerField(min_value=1, max_value=INT64_MAX)
 
     def get_permissions(self) -> list[Any]:
         if self.request.method in ("PATCH", "DELETE"):

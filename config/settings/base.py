@@ -54,6 +54,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "annotator.middleware.PathIdRangeMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from annotator.models import Scene
+from tests.factories import AdminFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -33,3 +34,14 @@ def test_a_page_upload_past_the_limit_is_413_text(admin_client: Any, settings: A
 
 def test_a_request_under_the_limit_goes_through(admin: Any, api: Any) -> None:
     assert api(admin).get("/api/scenes/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_an_id_past_64_bits_in_the_path_is_not_found(client) -> None:  # type: ignore[no-untyped-def]
+    # Given a logged-in admin; when a path names an id no 64-bit column can hold
+    client.force_login(AdminFactory())
+    api = client.get(f"/api/items/{2**63}/")
+    page = client.get(f"/items/{2**64}/record/")
+    # then both are "no such object", not a database error
+    assert (api.status_code, api.json()) == (404, {"detail": "No such object."})
+    assert page.status_code == 404

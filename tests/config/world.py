@@ -1,0 +1,100 @@
+"""A small world of seeded objects for tests that walk the whole API: users of every role, and for
+each kind of object one that is the annotator's own, one of another annotator, and one that is
+nobody's (a scene with no assignment, an item in review given to no reviewer)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from annotator.access.roles import ADJUDICATOR
+from annotator.compiling import lifecycle
+from annotator.compiling.services import item_compile
+from annotator.models import Item, MediaJob
+from review.models import Release, ReviewAssignment
+from tests.factories import (
+    AdminFactory,
+    AnnotatorFactory,
+    ItemFactory,
+    KeyframeFactory,
+    MarkFactory,
+    MediaJobFactory,
+    ReviewerFactory,
+    SceneFactory,
+    UserFactory,
+)
+
+ROLES = ("annotator", "reviewer", "adjudicator", "admin")
+OWNERSHIP = ("own", "other", "unassigned")
+RELEASE = "9.0"
+
+
+@dataclass
+class World:
+    users: dict[str, Any]
+    tokens: dict[str, str]
+    # kwarg name of a URL (scene_id, item_id ...) -> ownership -> value
+    ids: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def _submitted(author: Any) -> Item:
+    mark = MarkFactory(author=author, facts={"visible": True})
+    item = item_compile(user=author, task=Item.Task.TARGET_VISIBILITY, mark_ids=[mark.id])
+    return lifecycle.item_submit(item=item, actor=author)
+
+
+def build_world() -> World:
+    annotator, other = AnnotatorFactory(), AnnotatorFactory()
+    reviewer, second = ReviewerFactory(), ReviewerFactory()
+    users = {
+        "annotator": annotator,
+        "other": other,
+        "reviewer": reviewer,
+        "adjudicator": UserFactory(roles=[ADJUDICATOR]),
+        "admin": AdminFactory(),
+    }
+    del second  # exists so that a submitted item goes to two reviewers, as the policy asks
+    scenes = {
+        "own": SceneFactory(annotators=[annotator]),
+        "other": SceneFactory(annotators=[other]),
+        "unassigned": SceneFactory(),
+    }
+    marks = {
+        "own": MarkFactory(scene=scenes["own"], author=annotator),
+        "other": MarkFactory(scene=scenes["other"], author=other),
+        "unassigned": MarkFactory(scene=scenes["unassigned"], author=other, assigned=False),
+    }
+    # The annotator's item and another's are submitted, so the reviewers' queues hold them.
+    items = {"own": _submitted(annotator), "other": _submitted(other)}
+    unassigned = ItemFactory(scene=scenes["unassigned"], author=other, state=Item.State.IN_REVIEW)
+    ReviewAssignment.objects.filter(item=unassigned).delete()
+    items["unassigned"] = unassigned
+    adjudicate = ItemFactory(scene=scenes["other"], author=other, state=Item.State.IN_ADJUDICATION)
+    jobs = {k: MediaJobFactory(scene=s, kind=MediaJob.Kind.PROBE) for k, s in scenes.items()}
+    keyframes = {k: KeyframeFactory(video=s.video, index=0) for k, s in scenes.items()}
+    release = Release.objects.create(
+        version=RELEASE, created_by=users["admin"], state=Release.State.FROZEN, manifest={"files": []},
+        root=f"releases/{RELEASE}", frozen_at=timezone.now(), items_file=f"releases/{RELEASE}/items.jsonl",
+    )  # fmt: skip
+    default_storage.save(f"releases/{RELEASE}/manifest.json", ContentFile(b'{"files": []}'))
+    tokens = {name: Token.objects.create(user=user).key for name, user in users.items()}
+    world = World(users=users, tokens=tokens)
+    first_image = {k: s.satellite_images.order_by("id").first().id for k, s in scenes.items()}
+    world.ids = {
+        "scene_id": {k: s.id for k, s in scenes.items()},
+        "mark_id": {k: m.id for k, m in marks.items()},
+        "item_id": {**{k: i.id for k, i in items.items()}},
+        "adjudication_item_id": {"own": adjudicate.id, "other": adjudicate.id, "unassigned": adjudicate.id},
+        "job_id": {k: j.id for k, j in jobs.items()},
+        "image_id": first_image,
+        "video_id": {k: kf.video_id for k, kf in keyframes.items()},
+        "index": dict.fromkeys(OWNERSHIP, 0),
+        "version": dict.fromkeys(OWNERSHIP, release.version),
+        "review_id": {},
+    }
+    return world
