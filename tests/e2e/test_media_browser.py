@@ -3,13 +3,18 @@ georeferenced orthophoto opened from its tile pyramid in the workspace."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.db.models import Q
+from playwright.sync_api import expect
 
 from annotator.intake.manifest import read_manifest
 from annotator.intake.services import scene_import
-from annotator.models import Scene
+from annotator.models import Keyframe, MediaJob, Scene
+from annotator.processing import graph
+from config.celery import app as celery_app
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 REPO = Path(__file__).resolve().parents[2]
@@ -22,6 +27,55 @@ def saro(make_user, eager_celery, django_capture_on_commit_callbacks) -> Scene: 
     assert row.spec is not None
     row.spec.annotators = ["ann"]
     return scene_import(spec=row.spec, created_by=None)
+
+
+@pytest.fixture
+def saro_queued(make_user) -> Iterator[Scene]:  # type: ignore[no-untyped-def]
+    """The Saro scene just imported: its jobs are queued (on the broker, for no worker) and pending."""
+    make_user("ann", "annotator")
+    [row] = [r for r in read_manifest(REPO / "demo" / "manifest.json") if r.spec and r.spec.name == "Saro roundabout"]
+    assert row.spec is not None
+    row.spec.annotators = ["ann"]
+    yield scene_import(spec=row.spec, created_by=None)
+    celery_app.control.purge()  # no worker of a later run may meet messages naming this test's rows
+
+
+def _work(jobs: list[MediaJob]) -> None:
+    """Do what a worker does with these jobs and the ones they let start (the same service its task calls)."""
+    queue = list(jobs)
+    while queue:
+        queue += graph.job_run(job_id=queue.pop(0).id)
+
+
+def test_scene_page_shows_what_each_job_finds_as_it_finishes(saro_queued: Scene, login, screenshot) -> None:  # type: ignore[no-untyped-def]
+    scene = saro_queued
+    jobs = list(MediaJob.objects.filter(Q(scene=scene) | Q(satellite_image__scenes=scene)).distinct().order_by("id"))
+    page = login("ann")
+    page.goto(f"/scenes/{scene.id}/")
+    facts, keyframes = page.locator("#video-facts"), page.get_by_test_id("keyframes-count")
+    expect(page.locator("#jobs-live")).to_contain_text("in progress")
+    assert facts.inner_text().count("not probed yet") == 5 and keyframes.inner_text() == "(0)"
+    screenshot(page, "01-queued", full_page=True)
+
+    # when the probe finishes, the page shows what it found, with no reload
+    [probe] = [j for j in jobs if j.kind == MediaJob.Kind.PROBE]
+    graph.job_run(job_id=probe.id)
+    scene.video.refresh_from_db()
+    frames = facts.locator("dt:text-is('Frames') + dd")
+    expect(frames).to_have_text(str(scene.video.frame_count))
+    assert "not probed yet" not in facts.inner_text() and keyframes.inner_text() == "(0)"
+    screenshot(page, "02-probed", full_page=True)
+
+    # when the others finish, the keyframes and the georeference appear too
+    _work([j for j in jobs if j.kind in graph.FIRST and j.kind != MediaJob.Kind.PROBE] + graph.job_followers(probe))
+    count = Keyframe.objects.filter(video=scene.video).count()
+    assert count > 0
+    expect(keyframes).to_have_text(f"({count})")
+    expect(page.locator("#keyframes figure")).to_have_count(count)
+    expect(page.locator("#jobs-live")).to_have_text("All jobs finished.")
+    expect(page.get_by_test_id("georef")).to_contain_text("GeoTIFF tags")
+    screenshot(page, "03-finished", full_page=True)
+    assert page.js_errors == []
 
 
 def test_scene_page_shows_jobs_and_georeference(saro: Scene, login, screenshot) -> None:  # type: ignore[no-untyped-def]

@@ -1,5 +1,6 @@
 // @ts-check
-/* Scene page: poll the processing jobs every second until every job has finished. */
+/* Scene page: poll the processing jobs every second until every job has finished; each time a job
+ * succeeds, what it found (probe facts, keyframes, georeference, ...) is read again from the page. */
 
 import { api, urlFor } from "../lib/api.js";
 import { el } from "../lib/dom.js";
@@ -47,6 +48,25 @@ function row(job, canRetry) {
     action);
 }
 
+// The parts of the page a job's result changes, each drawn by the template alone: they are fetched
+// from the page again rather than drawn a second way here.
+const FINDINGS = ["#video-facts", "#satellite-images", "#keyframes-card"];
+
+/** Read the scene page again and put its current findings in place of the ones shown. The video
+ * element stays (a person may be playing it); a poster made since is given to it. */
+async function refreshFindings() {
+  const response = await fetch(window.location.pathname, { credentials: "same-origin", headers: { Accept: "text/html" } });
+  if (!response.ok) throw new Error(`the scene page answered ${response.status}`);
+  const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
+  for (const selector of FINDINGS) {
+    const now = document.querySelector(selector), next = fresh.querySelector(selector);
+    if (now && next) now.replaceWith(document.importNode(next, true));
+  }
+  const video = /** @type {HTMLVideoElement|null} */ (document.querySelector("video.detail-video"));
+  const poster = fresh.querySelector("video.detail-video")?.getAttribute("poster");
+  if (video && poster && !video.getAttribute("poster")) video.setAttribute("poster", poster);
+}
+
 /** @param {HTMLElement} table #jobs-table, with the jobs and retry URLs in data-url / data-retry-url */
 function watchJobs(table) {
   const tbody = /** @type {HTMLElement} */ (table.querySelector("tbody"));
@@ -54,6 +74,11 @@ function watchJobs(table) {
   const canRetry = table.dataset.canRetry === "1";
   /** @type {ReturnType<typeof setTimeout>|null} */
   let timer = null;
+  /** Each job's state as last shown. @type {Map<string, string>} */
+  const shown = new Map([...tbody.querySelectorAll("tr[data-job-id]")].map((tr) => {
+    const r = /** @type {HTMLElement} */ (tr);
+    return [r.dataset.jobId || "", r.dataset.state || ""];
+  }));
 
   async function poll() {
     timer = null;
@@ -63,10 +88,15 @@ function watchJobs(table) {
       tbody.replaceChildren(...(jobs.length ? jobs.map((j) => row(j, canRetry))
         : [el("tr", {}, el("td", { colspan: 7, class: "empty" }, "No processing jobs."))]));
       const running = jobs.filter((j) => !DONE.has(j.state)).length;
+      const succeeded = jobs.some((j) => j.state === "succeeded" && shown.get(String(j.id)) !== "succeeded");
+      for (const j of jobs) shown.set(String(j.id), j.state);
       live.textContent = running ? running + " job(s) in progress, updating every second…" : "All jobs finished.";
+      if (succeeded) await refreshFindings();
       if (running) timer = setTimeout(poll, 1000);
     } catch (err) {
       live.textContent = "Could not refresh jobs: " + /** @type {Error} */ (err).message + " (retrying)";
+      // read the findings again next time (a job may have finished while the page could not show it)
+      for (const id of shown.keys()) shown.set(id, "");
       timer = setTimeout(poll, 3000);
     }
   }
