@@ -189,6 +189,7 @@ class ItemEffortApi(APIView):
 
     @extend_schema(request=ItemEffortInputSerializer, responses=ItemOutputSerializer)
     def post(self, request: Request, item_id: int) -> Response:
+        selectors.item_get(user=request.user, item_id=item_id)  # 404 for others' items before their input
         data = self.ItemEffortInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         item_effort_add(user=request.user, item_id=item_id, **data.validated_data)

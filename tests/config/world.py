@@ -17,6 +17,7 @@ from annotator.compiling import lifecycle
 from annotator.compiling.services import item_compile
 from annotator.models import Item, MediaJob
 from review.models import Release, ReviewAssignment
+from review.reviewing.services import review_start
 from tests.factories import (
     AdminFactory,
     AnnotatorFactory,
@@ -42,8 +43,8 @@ class World:
     ids: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def _submitted(author: Any) -> Item:
-    mark = MarkFactory(author=author, facts={"visible": True})
+def _submitted(mark: Any) -> Item:
+    author = mark.author
     item = item_compile(user=author, task=Item.Task.TARGET_VISIBILITY, mark_ids=[mark.id])
     return lifecycle.item_submit(item=item, actor=author)
 
@@ -58,7 +59,6 @@ def build_world() -> World:
         "adjudicator": UserFactory(roles=[ADJUDICATOR]),
         "admin": AdminFactory(),
     }
-    del second  # exists so that a submitted item goes to two reviewers, as the policy asks
     scenes = {
         "own": SceneFactory(annotators=[annotator]),
         "other": SceneFactory(annotators=[other]),
@@ -69,11 +69,15 @@ def build_world() -> World:
         "other": MarkFactory(scene=scenes["other"], author=other),
         "unassigned": MarkFactory(scene=scenes["unassigned"], author=other, assigned=False),
     }
-    # The annotator's item and another's are submitted, so the reviewers' queues hold them.
-    items = {"own": _submitted(annotator), "other": _submitted(other)}
-    unassigned = ItemFactory(scene=scenes["unassigned"], author=other, state=Item.State.IN_REVIEW)
+    # The annotator's item and another's are submitted (from their marks), so the reviewers' queues
+    # hold them and the reviewers see those scenes; the unassigned scene has no submitted item.
+    items = {"own": _submitted(marks["own"]), "other": _submitted(marks["other"])}
+    unassigned = ItemFactory(scene=scenes["other"], author=other, state=Item.State.IN_REVIEW)
     ReviewAssignment.objects.filter(item=unassigned).delete()
     items["unassigned"] = unassigned
+    # The reviewer has answered another's item (its own review); the second reviewer too.
+    reviews = {"own": review_start(item=items["other"], reviewer=reviewer, blind_answer="yes")}
+    reviews["other"] = review_start(item=items["other"], reviewer=second, blind_answer="no")
     adjudicate = ItemFactory(scene=scenes["other"], author=other, state=Item.State.IN_ADJUDICATION)
     jobs = {k: MediaJobFactory(scene=s, kind=MediaJob.Kind.PROBE) for k, s in scenes.items()}
     keyframes = {k: KeyframeFactory(video=s.video, index=0) for k, s in scenes.items()}
@@ -95,6 +99,6 @@ def build_world() -> World:
         "video_id": {k: kf.video_id for k, kf in keyframes.items()},
         "index": dict.fromkeys(OWNERSHIP, 0),
         "version": dict.fromkeys(OWNERSHIP, release.version),
-        "review_id": {},
+        "review_id": {k: r.id for k, r in reviews.items()},
     }
     return world
