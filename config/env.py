@@ -40,6 +40,9 @@ CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 DATABASE_URL: str = env.str("DATABASE_URL", default="")
 REDIS_URL: str = env.str("REDIS_URL", default="")
+# Prepended to every Redis key of the task queue, so several installs (or test runs) can share one
+# Redis database without taking each other's messages.
+BROKER_KEY_PREFIX: str = env.str("SKYMARK_BROKER_KEY_PREFIX", default="")
 MEDIA_ROOT: Path = Path(env.str("MEDIA_ROOT", default=str(DATA_DIR / "media")))
 STATIC_ROOT: Path = Path(env.str("STATIC_ROOT", default=str(DATA_DIR / "static")))
 BROKER_DIR: Path = Path(env.str("CELERY_BROKER_DIR", default=str(DATA_DIR / "broker")))

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +25,9 @@ from config.celery import app as celery_app
 
 # Redis for the tests that run on it (a database of its own); the machine's Redis when it runs.
 TEST_REDIS_URL = os.environ.get("SKYMARK_TEST_REDIS_URL", "redis://127.0.0.1:6379/7")
+# Every key this test run puts in Redis starts with this, so test runs of other checkouts sharing the
+# same Redis database never take each other's messages.
+SESSION_PREFIX = f"skymark-test-{uuid.uuid4().hex[:12]}:"
 # A short lease, so a killed worker's job is taken up again within seconds.
 LEASE_S = 4
 
@@ -57,7 +61,10 @@ def broker_of_this_process(url: str | None) -> Iterator[None]:
     conf = celery_app.conf
     old = (conf.broker_url, conf.broker_transport_options)
     conf.broker_url = url
-    conf.broker_transport_options = {"visibility_timeout": settings.SKYMARK_LONGEST_TASK_S + 600}
+    conf.broker_transport_options = {
+        "visibility_timeout": settings.SKYMARK_LONGEST_TASK_S + 600,
+        "global_keyprefix": SESSION_PREFIX,
+    }
     celery_app._after_fork()  # drop pooled connections to the old broker
     try:
         yield
@@ -81,6 +88,14 @@ class Workers:
             cwd=settings.BASE_DIR, env=self.env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         self.procs.append(proc)
+        return proc
+
+    def start_ready(self) -> subprocess.Popen:
+        """Start a worker and wait until it consumes (its log says so), so work sent next is not
+        waiting on a slow start."""
+        proc = self.start()
+        log = self.tmp_path / f"worker{len(self.procs) - 1}.log"
+        wait_for(f"worker {len(self.procs) - 1} to be ready", lambda: " ready." in log.read_text(errors="replace"))
         return proc
 
     def kill(self, proc: subprocess.Popen) -> None:
@@ -116,7 +131,7 @@ def workers_fixture(request: pytest.FixtureRequest, tmp_path: Path, settings: An
         "SECRET_KEY": "test",
         "CELERY_TASK_ALWAYS_EAGER": "0",
         "SKYMARK_JOB_LEASE_S": str(LEASE_S),
-        **({"REDIS_URL": redis} if redis else {}),
+        **({"REDIS_URL": redis, "SKYMARK_BROKER_KEY_PREFIX": SESSION_PREFIX} if redis else {}),
     }
     if not redis:
         env.pop("REDIS_URL", None)
@@ -132,14 +147,16 @@ def workers_fixture(request: pytest.FixtureRequest, tmp_path: Path, settings: An
 
 
 def _forget_messages(redis: str | None) -> None:
-    """Messages left by earlier runs name rows that do not exist here: purge the queues and, on
-    Redis, the messages a killed worker never acknowledged (Redis would hand them out again after
-    the visibility timeout, to whichever test worker runs then)."""
+    """Messages left by earlier tests name rows that do not exist here: purge the queues and, on
+    Redis, every key of this run (with the messages a killed worker never acknowledged, which Redis
+    would hand out again after the visibility timeout)."""
     celery_app.control.purge()
     if redis:
         import redis as redis_client
 
-        redis_client.Redis.from_url(redis).delete("unacked", "unacked_index", "unacked_mutex")
+        client = redis_client.Redis.from_url(redis)
+        for key in client.scan_iter(f"{SESSION_PREFIX}*"):  # queues, bindings, unacked messages
+            client.delete(key)
 
 
 def wait_for(what: str, check: Callable[[], Any], timeout: float = 300) -> Any:

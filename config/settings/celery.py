@@ -26,6 +26,8 @@ if env.REDIS_URL:
         "socket_connect_timeout": 2,
         "socket_timeout": 10,
     }
+    if env.BROKER_KEY_PREFIX:
+        CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = env.BROKER_KEY_PREFIX
 else:
     _queue_dir = env.BROKER_DIR / "queue"
     _processed_dir = env.BROKER_DIR / "processed"

@@ -21,7 +21,7 @@ from annotator.processing.jobs import jobs_reclaim_lost, media_job_run
 from tests.factories import stored_files, tiny_video
 from tests.workers import Workers, wait_for, workers_fixture  # noqa: F401 (the `workers` fixture)
 
-CLIP_S, CLIP_FPS, KEYFRAME_FPS = 30, 10, 5
+CLIP_S, CLIP_FPS, KEYFRAME_FPS = 30, 10, 10
 TERMINAL = ("succeeded", "failed", "skipped")
 
 
@@ -37,6 +37,13 @@ def clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def _running_or_fail(job_id: int) -> bool:
+    job = MediaJob.objects.get(id=job_id)
+    if job.state in TERMINAL:
+        pytest.fail(f"the keyframes job ended ({job.state}) before it could be killed; make the clip longer")
+    return job.state == "running" and job.progress > 0
+
+
 def _scene_jobs_ended(scene_id: int) -> list[MediaJob] | None:
     jobs = list(MediaJob.objects.filter(scene_id=scene_id)) + list(
         MediaJob.objects.filter(satellite_image__scenes__id=scene_id)
@@ -47,15 +54,12 @@ def _scene_jobs_ended(scene_id: int) -> list[MediaJob] | None:
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_a_killed_workers_job_is_taken_up_again_and_succeeds_once(workers: Workers, clip: Path, admin) -> None:
-    # given a worker processing a freshly imported scene (keyframes at 5 fps: 150 frames)
+    # given a worker processing a freshly imported scene (keyframes at 10 fps: 300 frames)
     workers.env["KEYFRAME_FPS"] = str(KEYFRAME_FPS)
-    first = workers.start()
+    first = workers.start_ready()
     scene = scene_import(spec=SceneSpec(name="killed", video=clip, satellite_from_keyframe_s=0.0), created_by=admin)
     job = scene.jobs.get(kind="keyframes")
-    wait_for(
-        "the keyframes job to run with some progress",
-        lambda: MediaJob.objects.filter(id=job.id, state="running", progress__gt=0).exists(),
-    )
+    wait_for("the keyframes job to run with some progress", lambda: _running_or_fail(job.id))
 
     # when its worker is killed mid-job
     workers.kill(first)

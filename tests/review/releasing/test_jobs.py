@@ -30,12 +30,16 @@ def approved(annotator) -> list[Item]:  # type: ignore[no-untyped-def]
 
 
 def _kill_mid_build(workers: Workers, admin) -> Release:  # type: ignore[no-untyped-def]
-    worker = workers.start()
+    worker = workers.start_ready()
     release = release_create(version="1.0", user=admin)
-    wait_for(
-        "the build to run with some progress",
-        lambda: Release.objects.filter(id=release.id, state="building", progress__gt=0).exists(),
-    )
+
+    def mid_build() -> bool:
+        row = Release.objects.get(id=release.id)
+        if row.state != "building":
+            pytest.fail(f"the build ended ({row.state}) before it could be killed")
+        return row.progress > 0
+
+    wait_for("the build to run with some progress", mid_build)
     workers.kill(worker)
     release.refresh_from_db()
     assert release.state == "building" and release.lease_until is not None
