@@ -6,11 +6,20 @@ class AnnotatorConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django.db.models.signals import post_delete
+        from django.db.models.signals import post_delete, post_save
 
         from annotator.compiling.modelview import model_view_files_delete
-        from annotator.models import ModelView
+        from annotator.models import Assignment, ModelView
 
         # A model view goes with its item (a replaced draft, a draft whose mark was deleted), by
         # whichever path deletes it: its files must not outlive it in storage.
         post_delete.connect(model_view_files_delete, sender=ModelView, dispatch_uid="modelview-files")
+        # Losing (or gaining) a scene changes what images the annotator may load: cached answers go.
+        post_save.connect(_assignment_changed, sender=Assignment, dispatch_uid="assignment-access")
+        post_delete.connect(_assignment_changed, sender=Assignment, dispatch_uid="assignment-access-gone")
+
+
+def _assignment_changed(sender: object, instance: object, **kwargs: object) -> None:
+    from annotator.access.scopes import access_changed
+
+    access_changed(user_id=instance.annotator_id)  # type: ignore[attr-defined]

@@ -16,6 +16,7 @@ import tempfile
 import zlib
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import factory
 from django.contrib.auth import get_user_model
@@ -315,3 +316,12 @@ class ReviewFactory(DjangoModelFactory):
     blind_answer = "yes"
     blind_correct = True
     decision = Review.Decision.PENDING
+
+
+def reviewer_answered(item: Item, reviewer: Any) -> Review:
+    """`reviewer` assigned to `item`'s current revision and past its blind step (answered), so
+    they may see its marks and key."""
+    from review.models import ReviewAssignment
+
+    ReviewAssignment.objects.create(item=item, revision=item.revision, reviewer=reviewer)
+    return ReviewFactory(item=item, reviewer=reviewer, revision=item.revision)

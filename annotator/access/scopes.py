@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
@@ -52,6 +53,51 @@ def blind_item_ids(*, user: Any) -> QuerySet[Any] | None:
     return Item.objects.filter(either).values("id")
 
 
+# Which submitted items a reviewer or adjudicator may see at all: those they were assigned or
+# decided (review's to know, registered like the blind source). Without a source (annotator used
+# alone) judges see every submitted item.
+_judged_sources: list[BlindSource] = []
+
+
+def judged_source_register(source: BlindSource) -> None:
+    """`source(user)` gives the ids of the items `user` reviews or adjudicates (any revision)."""
+    if source not in _judged_sources:
+        _judged_sources.append(source)
+
+
+def _judged(*, user: Any, field: str = "id") -> Q:
+    """Items (through `field`, e.g. "items__id") a judge may see: assigned or decided by them, and
+    for adjudicators every item waiting in adjudication."""
+    roles = user_roles(user)
+    if not roles & _JUDGES:
+        return Q(pk__in=[])
+    prefix = field.removesuffix("id")
+    if not _judged_sources:
+        return Q(**{f"{prefix}state__in": SUBMITTED_STATES})
+    visible = Q(pk__in=[])
+    for source in _judged_sources:
+        visible |= Q(**{f"{field}__in": source(user)})
+    if ADJUDICATOR in roles:
+        visible |= Q(**{f"{prefix}state": Item.State.IN_ADJUDICATION})
+    return visible & Q(**{f"{prefix}state__in": SUBMITTED_STATES})
+
+
+# Answers about who may see an image are cached per user (a map asks per tile); the cache key
+# carries the user's access version, which changes whenever an assignment of theirs does, so losing
+# a scene takes effect at the next tile, not a minute later.
+def access_version(*, user_id: Any) -> int:
+    return int(cache.get(f"skymark:access-version:{user_id}") or 0)
+
+
+def access_changed(*, user_id: Any) -> None:
+    key = f"skymark:access-version:{user_id}"
+    cache.add(key, 0, timeout=None)
+    try:
+        cache.incr(key)
+    except ValueError:  # evicted between add and incr
+        cache.set(key, 1, timeout=None)
+
+
 def _without_blind_marks(*, user: Any, qs: QuerySet[Mark]) -> QuerySet[Mark]:
     """A mark of an item the user must answer blind is hidden whichever other item uses it too:
     its geometry would locate the key all the same."""
@@ -73,7 +119,7 @@ def item_is_blind(*, user: Any, item_id: int) -> bool:
 
 
 def scenes_visible(*, user: Any, qs: QuerySet[Scene]) -> QuerySet[Scene]:
-    """Admins see every scene, annotators their assignments, reviewers scenes with submitted items."""
+    """Admins see every scene, annotators their assignments, judges the scenes of items they judge."""
     roles = user_roles(user)
     if ADMIN in roles:
         return qs
@@ -81,19 +127,19 @@ def scenes_visible(*, user: Any, qs: QuerySet[Scene]) -> QuerySet[Scene]:
     if ANNOTATOR in roles:
         visible |= Q(assignments__annotator=user)
     if roles & _JUDGES:
-        visible |= Q(items__state__in=SUBMITTED_STATES)
+        visible |= _judged(user=user, field="items__id")
     return qs.filter(visible).distinct()
 
 
 def marks_visible(*, user: Any, qs: QuerySet[Mark]) -> QuerySet[Mark]:
-    """Admins see every mark; annotators their own; reviewers the marks of submitted items, except
+    """Admins see every mark; annotators their own; judges the marks of the items they judge, except
     those of items they must still answer blind (whatever else their role lets them see)."""
     roles = user_roles(user)
     if ADMIN in roles:
         return _without_blind_marks(user=user, qs=qs)
     visible = Q(author=user)
     if roles & _JUDGES:
-        visible |= Q(id__in=Mark.objects.filter(items__state__in=SUBMITTED_STATES).values("id"))
+        visible |= Q(id__in=Mark.objects.filter(_judged(user=user, field="items__id")).values("id"))
     return _without_blind_marks(user=user, qs=qs.filter(visible))
 
 
@@ -117,18 +163,14 @@ def item_record_get(*, user: Any, item_id: int, qs: QuerySet[Item] | None = None
 
 
 def item_get_with_view(*, user: Any, item_id: int) -> Item:
-    """An item whose model view the user may see: admins any, authors their own, reviewers the
-    submitted ones (the view shows no key: it is what the reviewer answers from), adjudicators the
-    items in adjudication (they decide from it, lettered options included). 404 otherwise."""
+    """An item whose model view the user may see: admins any, authors their own, reviewers those
+    assigned to them (the view shows no key: it is what the reviewer answers from), adjudicators the
+    items in adjudication and those they decided (they decide from it, lettered options included).
+    404 otherwise."""
     qs = Item.objects.select_related("model_view", "scene__video")
     roles = user_roles(user)
     if ADMIN not in roles:
-        visible = Q(author=user)
-        if REVIEWER in roles:
-            visible |= Q(state__in=SUBMITTED_STATES)
-        if ADJUDICATOR in roles:
-            visible |= Q(state=Item.State.IN_ADJUDICATION)
-        qs = qs.filter(visible)
+        qs = qs.filter(Q(author=user) | _judged(user=user))
     item = qs.filter(id=item_id).first()
     if item is None:
         raise Http404("no such item")

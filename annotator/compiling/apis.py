@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotator.access.permissions import IsAdmin, IsAnnotator, IsAuthor
+from annotator.access.permissions import IsAdmin, IsAnnotator, IsAssignedToScene, IsAuthor
 from annotator.access.scopes import scene_get_visible
 from annotator.compiling import lifecycle, selectors
 from annotator.compiling.batch import items_compile_all
@@ -152,7 +152,7 @@ class EffortInputSerializer(serializers.Serializer):
 
 
 class ItemSubmitApi(APIView):
-    permission_classes = [IsAuthenticated, IsAnnotator, IsAuthor]
+    permission_classes = [IsAuthenticated, IsAnnotator, IsAuthor, IsAssignedToScene]
 
     @extend_schema(request=EffortInputSerializer, responses=ItemOutputSerializer)
     def post(self, request: Request, item_id: int) -> Response:
@@ -199,7 +199,7 @@ class ItemEffortApi(APIView):
 class ItemReviseApi(APIView):
     """The author's next revision of a rejected item, compiled again from its marks (a draft)."""
 
-    permission_classes = [IsAuthenticated, IsAnnotator, IsAuthor]
+    permission_classes = [IsAuthenticated, IsAnnotator, IsAuthor, IsAssignedToScene]
 
     class ItemReviseInputSerializer(serializers.Serializer):
         note = serializers.CharField(required=False, allow_blank=True, default="", max_length=1000)
@@ -219,7 +219,7 @@ class ItemReviseApi(APIView):
 class ItemWithdrawApi(APIView):
     """The author gives up a rejected item: withdrawn, it never returns to a queue."""
 
-    permission_classes = [IsAuthenticated, IsAnnotator, IsAuthor]
+    permission_classes = [IsAuthenticated, IsAnnotator, IsAuthor, IsAssignedToScene]
 
     class ItemWithdrawInputSerializer(serializers.Serializer):
         reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=1000)

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import F
 from django.http import Http404
 
+from annotator.access.scopes import scene_is_assigned
 from annotator.compiling import lifecycle
 from annotator.compiling.modelview_queue import model_view_create, model_view_rerender
 from annotator.compiling.phrasings import phrasebook_load
@@ -52,15 +53,17 @@ class Compiled:
 
 
 def marks_for_item(*, user: Any, mark_ids: list[int]) -> list[Mark]:
-    """The user's own marks of one scene, in the order given (templates match parts in that order)."""
-    marks = list(Mark.objects.select_related("scene", "satellite_image").filter(id__in=mark_ids))
+    """The user's own marks of one scene still assigned to them, in the order given (templates match
+    parts in that order). Another's mark reads as unknown, like a missing one, so ids do not leak."""
+    own = Mark.objects.select_related("scene", "satellite_image").filter(id__in=mark_ids, author_id=user.pk)
+    marks = list(own)
     if len(marks) != len(set(mark_ids)) or not marks:
-        raise ValidationError({"mark_ids": "unknown mark id(s)"})
+        raise ValidationError({"mark_ids": "unknown mark id(s): items are compiled from your own marks"})
     marks.sort(key=lambda m: mark_ids.index(m.id))
-    if any(m.author_id != user.id for m in marks):
-        raise PermissionDenied("items are compiled from your own marks")
     if len({m.scene_id for m in marks}) != 1:
         raise ValidationError({"mark_ids": "all marks of an item come from one scene"})
+    if not scene_is_assigned(user=user, scene_id=marks[0].scene_id):
+        raise PermissionDenied("this scene is no longer assigned to you")
     return marks
 
 

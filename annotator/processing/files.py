@@ -10,7 +10,7 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
 from rest_framework.decorators import api_view, schema
 
-from annotator.access.scopes import satellite_image_visible, scene_get_visible
+from annotator.access.scopes import access_version, satellite_image_visible, scene_get_visible
 from annotator.models import Keyframe, SatelliteImage, Scene
 from annotator.serving import serve_stored
 
@@ -47,7 +47,8 @@ def scene_asset(request: HttpRequest, scene_id: int, asset: str) -> HttpResponse
 def _image_for(request: HttpRequest, image_id: int) -> SatelliteImage:
     """An image the user may see; the answer is cached briefly because a map asks per tile."""
     image = get_object_or_404(SatelliteImage, id=image_id)
-    key = f"skymark:image-access:{request.user.pk}:{image_id}"
+    version = access_version(user_id=request.user.pk)
+    key = f"skymark:image-access:{request.user.pk}:{version}:{image_id}"
     allowed = cache.get(key)
     if allowed is None:
         allowed = satellite_image_visible(user=request.user, image_id=image.id)

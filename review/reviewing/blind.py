@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db.models import Exists, F, OuterRef, QuerySet
 
-from review.models import Review, ReviewAssignment
+from review.models import Adjudication, Review, ReviewAssignment
 
 
 def items_awaiting_blind_answer(user: Any) -> QuerySet[Any]:
@@ -20,3 +20,13 @@ def items_awaiting_blind_answer(user: Any) -> QuerySet[Any]:
         .exclude(Exists(answered))
         .values("item_id")
     )
+
+
+def items_assigned_to(user: Any) -> QuerySet[Any]:
+    """Ids of the items `user` was ever assigned to review (any revision, answered or not)."""
+    return ReviewAssignment.objects.filter(reviewer_id=user.pk).values("item_id")
+
+
+def items_adjudicated_by(user: Any) -> QuerySet[Any]:
+    """Ids of the items `user` decided as an adjudicator."""
+    return Adjudication.objects.filter(adjudicator_id=user.pk).values("item_id")

@@ -128,8 +128,9 @@ def test_two_marks_are_refused(annotator) -> None:
 def test_unknown_marks_and_mixed_scenes_are_refused(annotator) -> None:
     mark = MarkFactory(author=annotator)
     elsewhere = MarkFactory(author=annotator)
-    assert _refused(annotator, [mark.id, 999_999]) == {"mark_ids": ["unknown mark id(s)"]}
-    assert _refused(annotator, []) == {"mark_ids": ["unknown mark id(s)"]}
+    unknown = {"mark_ids": ["unknown mark id(s): items are compiled from your own marks"]}
+    assert _refused(annotator, [mark.id, 999_999]) == unknown
+    assert _refused(annotator, []) == unknown
     assert _refused(annotator, [mark.id, elsewhere.id]) == {"mark_ids": ["all marks of an item come from one scene"]}
 
 
@@ -139,7 +140,17 @@ def test_unknown_task_is_refused(annotator) -> None:
 
 
 def test_items_are_compiled_from_own_marks_only(annotator, other_annotator) -> None:
+    # another's mark is refused as unknown, like a missing one (whether the id exists does not leak)
     mark = MarkFactory(author=other_annotator)
-    with pytest.raises(PermissionDenied):
+    assert _refused(annotator, [mark.id]) == {
+        "mark_ids": ["unknown mark id(s): items are compiled from your own marks"]
+    }
+    assert Item.objects.count() == 0
+
+
+def test_marks_on_a_scene_no_longer_assigned_are_refused(annotator) -> None:
+    mark = MarkFactory(author=annotator)
+    mark.scene.assignments.all().delete()
+    with pytest.raises(PermissionDenied, match="no longer assigned"):
         item_compile(user=annotator, task=TV, mark_ids=[mark.id])
     assert Item.objects.count() == 0

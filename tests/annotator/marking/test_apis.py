@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotator.models import Mark
-from tests.factories import ItemFactory, MarkFactory, SceneFactory
+from tests.factories import ItemFactory, MarkFactory, SceneFactory, reviewer_answered
 
 pytestmark = pytest.mark.django_db
 
@@ -52,8 +52,10 @@ def test_reviewer_cannot_edit_or_create_marks(annotator, reviewer, api) -> None:
     # given a mark of a submitted item, which the reviewer may see
     scene = SceneFactory(annotators=[annotator])
     mark = MarkFactory(scene=scene, author=annotator)
-    ItemFactory(scene=scene, author=annotator, marks=[mark], state="in_review")
+    item = ItemFactory(scene=scene, author=annotator, marks=[mark], state="in_review")
+    reviewer_answered(item, reviewer)
     client = api(reviewer)
+    assert client.get(f"/api/marks/{mark.id}/").status_code == 200
 
     # then every write is refused and nothing changed
     assert client.patch(f"/api/marks/{mark.id}/", {"version": 1, "label": "bus"}, format="json").status_code == 403
@@ -221,9 +223,10 @@ def test_facts_and_the_lock_as_each_role_sees_them(annotator, reviewer, admin, a
     # given a mark whose facts are an answer key, used by an item in review
     scene = SceneFactory(annotators=[annotator])
     mark = MarkFactory(scene=scene, author=annotator, facts={"visible": True})
-    ItemFactory(scene=scene, author=annotator, marks=[mark], state="in_review")
+    item = ItemFactory(scene=scene, author=annotator, marks=[mark], state="in_review")
+    reviewer_answered(item, reviewer)
 
-    # then its author and admins read the facts, a reviewer (still blind) does not; all see the lock
+    # then its author and admins read the facts, its reviewer does not; all see the lock
     for user, sees_facts in ((annotator, True), (admin, True), (reviewer, False)):
         body = api(user).get(f"/api/marks/{mark.id}/").json()
         assert ("facts" in body) is sees_facts, user

@@ -8,7 +8,7 @@ from django.http import Http404
 from annotator.marking import selectors
 from annotator.marking.services import mark_update
 from annotator.models import Item, Mark
-from tests.factories import ItemFactory, MarkFactory, SatelliteImageFactory, SceneFactory
+from tests.factories import ItemFactory, MarkFactory, SatelliteImageFactory, SceneFactory, reviewer_answered
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +47,11 @@ def test_others_see_a_mark_only_once_it_is_submitted(annotator, other_annotator,
     with pytest.raises(Http404):
         selectors.mark_get(user=reviewer, mark_id=mark.id)
     assert selectors.mark_get(user=admin, mark_id=mark.id) == mark
-    ItemFactory(scene=mark.scene, author=annotator, marks=[mark], state=Item.State.IN_REVIEW)
+    item = ItemFactory(scene=mark.scene, author=annotator, marks=[mark], state=Item.State.IN_REVIEW)
+    # submitted, but not to this reviewer: still not theirs to see
+    with pytest.raises(Http404):
+        selectors.mark_get(user=reviewer, mark_id=mark.id)
+    reviewer_answered(item, reviewer)
     assert selectors.mark_get(user=reviewer, mark_id=mark.id) == mark
     with pytest.raises(Http404):
         selectors.mark_get(user=other_annotator, mark_id=mark.id)
