@@ -8,7 +8,8 @@ Which statuses an operation can answer follows from how the request is handled, 
   403 rather than 401; a role or scope that does not allow it);
 - 404: the path names an object (selectors raise it for objects out of the user's scope, too);
 - 409: the object's state forbids it (StaleWrite, Conflict), on writes and reads of an object alike;
-- 413: a request body (BoundedJSONParser and upload limits).
+- 413: a request body (BoundedJSONParser and upload limits);
+- 415: a request body in a media type the operation does not parse.
 The token endpoint adds 429 itself (annotator/access/login.py).
 """
 
@@ -48,6 +49,7 @@ FORBIDDEN = OpenApiResponse(
 NOT_FOUND = OpenApiResponse(ErrorSerializer, description="No such object, or it is not visible to this user.")
 CONFLICT = OpenApiResponse(ConflictSerializer, description="The object's state (or version) forbids this now.")
 TOO_LARGE = OpenApiResponse(ErrorSerializer, description="The request body is larger than this API takes.")
+UNSUPPORTED = OpenApiResponse(ErrorSerializer, description="The body's media type is not one this operation reads.")
 THROTTLED = OpenApiResponse(
     ErrorSerializer, description="Too many failed log-ins: locked for the seconds `Retry-After` says."
 )
@@ -79,6 +81,7 @@ class SkymarkAutoSchema(AutoSchema):
             errors["409"] = CONFLICT
         if self.method in BODY_METHODS:
             errors["413"] = TOO_LARGE
+            errors["415"] = UNSUPPORTED
         return errors
 
     def map_parsers(self) -> list[Any]:

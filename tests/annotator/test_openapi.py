@@ -61,7 +61,7 @@ def test_every_operation_documents_its_4xx_answers(schema: dict[str, Any]) -> No
         if "{" in path:
             assert {"400", "404"} <= codes, (method, path)
         if method in {"post", "put", "patch"}:
-            assert {"400", "409", "413"} <= codes, (method, path)
+            assert {"400", "409", "413", "415"} <= codes, (method, path)
     errors = schema["components"]["schemas"]["Error"]
     assert errors["required"] == ["detail"]
     assert "current" in schema["components"]["schemas"]["Conflict"]["properties"]
