@@ -121,7 +121,7 @@ def _wait_for_release(client: APIClient, version: str, timeout: float = 120) -> 
 def _wait_for_jobs(client: APIClient, scene_id: int, timeout: float = 90) -> list[dict]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        jobs = client.get(f"/api/scenes/{scene_id}/jobs/").json()
+        jobs = client.get(f"/api/scenes/{scene_id}/jobs/").json()["results"]
         if all(j["state"] in ("succeeded", "failed", "skipped") for j in jobs):
             return jobs
         time.sleep(0.3)
@@ -157,7 +157,7 @@ def test_import_process_annotate_review_release_score(worker, testdata: Path, tm
     ], jobs
     video = annotator.get(f"/api/scenes/{scene['id']}/").json()["video"]
     assert (video["duration_s"], video["fps"], video["frame_count"]) == (10.0, 3.0, 30)
-    keyframes = annotator.get(f"/api/scenes/{scene['id']}/keyframes/").json()
+    keyframes = annotator.get(f"/api/scenes/{scene['id']}/keyframes/").json()["results"]
     assert [k["time_s"] for k in keyframes] == [float(t) for t in range(10)]
     assert annotator.get(keyframes[3]["url"]).status_code == 200
 
@@ -202,7 +202,7 @@ def test_import_process_annotate_review_release_score(worker, testdata: Path, tm
 
     # 5. two blind reviews (both reviewers were assigned at submit) approve it: both answer as the key
     for reviewer, answer in zip(reviewers, ["yes", "yes"], strict=True):
-        queued = reviewer.get("/api/review/queue/").json()
+        queued = reviewer.get("/api/review/queue/").json()["results"]
         assert [q["id"] for q in queued] == [item["id"]] and "answer" not in queued[0]
         review = reviewer.post(f"/api/review/items/{item['id']}/answer/", {"blind_answer": answer}).json()
         assert review["answer_key"] == "yes" and review["blind_correct"] is (answer == "yes")

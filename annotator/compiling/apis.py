@@ -23,6 +23,7 @@ from annotator.compiling.serializers import (
     ItemCheckOutputSerializer,
     ItemOutputSerializer,
     ItemPreviewOutputSerializer,
+    ItemRowSerializer,
 )
 from annotator.compiling.services import (
     MAX_EFFORT_REPORT_S,
@@ -33,6 +34,7 @@ from annotator.compiling.services import (
     item_withdraw,
 )
 from annotator.models import Item
+from annotator.pagination import Pages, paginate
 from annotator.parsers import INT64_MAX
 
 # Form and multipart bodies are not read by the bounded JSON parser: the id range is checked here.
@@ -64,23 +66,26 @@ class ItemListApi(APIView):
             return [IsAuthenticated(), IsAnnotator()]
         return [IsAuthenticated()]
 
+    pagination_class = Pages
+
     @extend_schema(
         parameters=[OpenApiParameter("scene", int), OpenApiParameter("open", str, enum=["1"])],
-        responses=ItemOutputSerializer(many=True),
+        responses=ItemRowSerializer(many=True),
     )
     def get(self, request: Request) -> Response:
-        """`?scene=ID` narrows to a scene; `?open=1` to the drafts and rejected items not replaced yet."""
+        """`?scene=ID` narrows to a scene; `?open=1` to the drafts and rejected items not replaced yet.
+        Pages of compact rows: an item's provenance is on its own page (GET /api/items/ID/)."""
         if not (IsAdmin | IsAnnotator)().has_permission(request, self):
             self.permission_denied(request, message="reviewers see items through the review queue")
         scene_id = request.query_params.get("scene", "")
         if scene_id and not scene_id.isdigit():
             return Response({"scene": ["a scene id is a number"]}, status=status.HTTP_400_BAD_REQUEST)
-        items = selectors.items_for_user(
+        items = selectors.item_rows_for_user(
             user=request.user,
             scene_id=int(scene_id) if scene_id else None,
             open_only=request.query_params.get("open") == "1",
         )
-        return Response(ItemOutputSerializer(items, many=True).data)
+        return paginate(request, items, ItemRowSerializer)
 
     @extend_schema(request=ItemCompileInputSerializer, responses={201: ItemOutputSerializer})
     def post(self, request: Request) -> Response:

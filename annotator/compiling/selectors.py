@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Case, Count, F, JSONField, Prefetch, Q, QuerySet, Value, When
+from django.db.models.fields.json import KeyTransform
 from django.http import Http404
 
 from annotator.access.scopes import items_visible
 from annotator.compiling.audit import Row, row_from_record
 from annotator.compiling.lifecycle import OPEN_STATES
-from annotator.models import Item, ModelView
+from annotator.models import Item, Mark, ModelView
 
 _this_round = Q(reviews__revision=F("revision"), reviews__gold=False)
 
@@ -26,6 +27,36 @@ def items_for_user(*, user: Any, scene_id: int | None = None, open_only: bool = 
             # the current revision's own reviews (not earlier rounds, not gold checks)
             approvals=Count("reviews", filter=_this_round & Q(reviews__decision="approve")),
             rejections=Count("reviews", filter=_this_round & Q(reviews__decision="reject")),
+        )
+    )
+    if scene_id is not None:
+        qs = qs.filter(scene_id=scene_id)
+    if open_only:
+        qs = qs.filter(state__in=OPEN_STATES, replaced_by__isnull=True)
+    return items_visible(user=user, qs=qs)
+
+
+def item_rows_for_user(*, user: Any, scene_id: int | None = None, open_only: bool = False) -> QuerySet[Item]:
+    """The items list's rows (ItemRowSerializer): as `items_for_user`, without the heavy part. An
+    item's provenance holds a snapshot of every mark it was built from, geometry included, and a
+    scene's big polygon copied into a dozen items made the list megabytes long. A row reads the
+    phrasing out of it in SQL, its marks' ids, versions and labels, and the snapshots only of
+    stale items (to say what changed); the item's own page has the whole provenance."""
+    qs = (
+        Item.objects.select_related("model_view")
+        .defer("provenance")
+        .prefetch_related(Prefetch("marks", queryset=Mark.objects.only("id", "version", "label")))
+        .annotate(
+            approvals=Count("reviews", filter=_this_round & Q(reviews__decision="approve")),
+            rejections=Count("reviews", filter=_this_round & Q(reviews__decision="reject")),
+            phrasing_text=KeyTransform("phrasing_text", "provenance"),
+            phrasing_id=KeyTransform("phrasing_id", "provenance"),
+            phrasing_index=KeyTransform("phrasing", "provenance"),
+            stale_snapshots=Case(
+                When(stale=True, then=KeyTransform("marks", "provenance")),
+                default=Value(None),
+                output_field=JSONField(),
+            ),
         )
     )
     if scene_id is not None:

@@ -49,14 +49,15 @@ class ModelViewOutputSerializer(serializers.ModelSerializer):
                 for o in view.option_images]  # fmt: skip
 
 
-def stale_reason(item: Item) -> str:
+def stale_reason(item: Item, snapshots: list[dict[str, Any]] | None = None) -> str:
     """Which marks changed or went since the item was compiled ("" when none did), from the
-    prefetched marks: no query per item."""
+    prefetched marks: no query per item. `snapshots`: the provenance's marks, when the caller
+    read them without the rest of the provenance."""
     if not item.stale:
         return ""
     current = {m.id: m.version for m in item.marks.all()}
     parts = []
-    for snap in item.provenance.get("marks", []):
+    for snap in item.provenance.get("marks", []) if snapshots is None else snapshots:
         version = current.get(snap["id"])
         if version is None:
             parts.append(f"mark #{snap['id']} ({snap['label']}) was deleted")
@@ -171,3 +172,22 @@ class CompileAllOutputSerializer(serializers.Serializer):
     items = ItemOutputSerializer(many=True)
     tasks = TaskTallyOutputSerializer(many=True)
     truncated = serializers.BooleanField()
+
+
+class ItemRowSerializer(ItemOutputSerializer):
+    """An item as the list shows it, from `item_rows_for_user` (no provenance loaded): the same
+    fields as the item's own page, with `mark_ids` in id order rather than the compile order
+    (the item's page has that order: the parts the marks play follow it)."""
+
+    def get_mark_ids(self, obj: Item) -> list[int]:
+        return sorted(m.id for m in obj.marks.all())
+
+    def get_stale_reason(self, obj: Item) -> str:
+        return stale_reason(obj, snapshots=getattr(obj, "stale_snapshots", None) or [])
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_phrasing(self, obj: Item) -> dict[str, Any] | None:
+        text = getattr(obj, "phrasing_text", None)
+        if text is None:
+            return None
+        return {"id": obj.phrasing_id, "index": obj.phrasing_index, "text": text}  # type: ignore[attr-defined]

@@ -19,6 +19,7 @@ from annotator.intake import selectors
 from annotator.intake.serializers import SceneOutputSerializer
 from annotator.intake.services import assignment_create, scene_import
 from annotator.intake.uploads import scene_spec_from_uploads
+from annotator.pagination import Pages, paginate
 from media_tools.geo import GeoReference
 
 
@@ -41,10 +42,11 @@ class SceneListApi(APIView):
     def get_permissions(self) -> list[Any]:
         return [IsAuthenticated(), IsAdmin()] if self.request.method == "POST" else [IsAuthenticated()]
 
+    pagination_class = Pages
+
     @extend_schema(responses=SceneOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        scenes = selectors.scenes_for_user(user=request.user)
-        return Response(SceneOutputSerializer(scenes, many=True).data)
+        return paginate(request, selectors.scenes_for_user(user=request.user), SceneOutputSerializer)
 
     @extend_schema(request=SceneImportInputSerializer, responses={201: SceneOutputSerializer})
     def post(self, request: Request) -> Response:
@@ -116,10 +118,12 @@ class SceneAssignmentsApi(APIView):
     class AssignmentInputSerializer(serializers.Serializer):
         annotator = serializers.CharField(max_length=150)
 
+    pagination_class = Pages
+
     @extend_schema(responses=AssignmentOutputSerializer(many=True))
     def get(self, request: Request, scene_id: int) -> Response:
         scene = selectors.scene_get(user=request.user, scene_id=scene_id)
-        return Response(AssignmentOutputSerializer(selectors.assignments_for_scene(scene=scene), many=True).data)
+        return paginate(request, selectors.assignments_for_scene(scene=scene), AssignmentOutputSerializer)
 
     @extend_schema(request=AssignmentInputSerializer, responses={201: AssignmentOutputSerializer})
     def post(self, request: Request, scene_id: int) -> Response:

@@ -18,6 +18,7 @@ from annotator.marking import selectors
 from annotator.marking.serializers import MarkOutputSerializer, mark_feature
 from annotator.marking.services import mark_create, mark_delete, mark_update
 from annotator.models import Mark
+from annotator.pagination import Pages, paginate
 from annotator.parsers import INT64_MAX
 
 
@@ -45,14 +46,19 @@ class SceneMarksApi(APIView):
             return [IsAuthenticated(), IsAnnotator(), IsAssignedToScene()]
         return [IsAuthenticated()]
 
+    pagination_class = Pages
+
     @extend_schema(responses=MarkOutputSerializer(many=True))
     def get(self, request: Request, scene_id: int) -> Response:
+        """One page of the scene's marks; `?as=features`: the page as a GeoJSON FeatureCollection
+        that carries the page's count / next / previous as foreign members."""
         scene = scene_get(user=request.user, scene_id=scene_id)
         marks = selectors.marks_for_scene(user=request.user, scene=scene)
-        data = MarkOutputSerializer(marks, many=True, context={"viewer": request.user}).data
+        page = paginate(request, marks, MarkOutputSerializer, context={"viewer": request.user})
         if request.query_params.get("as") == "features":
-            return Response({"type": "FeatureCollection", "features": [mark_feature(m) for m in data]})
-        return Response(data)
+            rows = page.data.pop("results")
+            page.data = {"type": "FeatureCollection", "features": [mark_feature(m) for m in rows], **page.data}
+        return page
 
     @extend_schema(request=MarkInputSerializer, responses={201: MarkOutputSerializer})
     def post(self, request: Request, scene_id: int) -> Response:

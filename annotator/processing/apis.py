@@ -16,16 +16,19 @@ from rest_framework.views import APIView
 from annotator.access.permissions import IsAdmin
 from annotator.access.scopes import scene_get_visible
 from annotator.models import MediaJob, TelemetryTrack
+from annotator.pagination import Pages, paginate
 from annotator.processing import selectors
 from annotator.processing.serializers import KeyframeOutputSerializer, MediaJobOutputSerializer
 from annotator.processing.services import media_job_retry
 
 
 class SceneJobsApi(APIView):
+    pagination_class = Pages
+
     @extend_schema(responses=MediaJobOutputSerializer(many=True))
     def get(self, request: Request, scene_id: int) -> Response:
         scene = scene_get_visible(user=request.user, scene_id=scene_id)
-        return Response(MediaJobOutputSerializer(selectors.jobs_for_scene(scene=scene), many=True).data)
+        return paginate(request, selectors.scene_jobs(scene=scene), MediaJobOutputSerializer)
 
 
 class MediaJobRetryApi(APIView):
@@ -39,10 +42,12 @@ class MediaJobRetryApi(APIView):
 
 
 class SceneKeyframesApi(APIView):
+    pagination_class = Pages
+
     @extend_schema(responses=KeyframeOutputSerializer(many=True))
     def get(self, request: Request, scene_id: int) -> Response:
         scene = scene_get_visible(user=request.user, scene_id=scene_id)
-        return Response(KeyframeOutputSerializer(selectors.keyframes_for_scene(scene=scene), many=True).data)
+        return paginate(request, selectors.keyframes_for_scene(scene=scene), KeyframeOutputSerializer)
 
 
 class SceneTelemetryApi(APIView):

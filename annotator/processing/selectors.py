@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import F, Q, QuerySet
 
 from annotator.models import Keyframe, MediaJob, Scene, TelemetryTrack
 
@@ -13,6 +13,14 @@ def jobs_for_scene(*, scene: Scene) -> list[MediaJob]:
     for image in scene.satellite_images.all():
         jobs.extend(image.jobs.all())
     return jobs
+
+
+def scene_jobs(*, scene: Scene) -> QuerySet[MediaJob]:
+    """The jobs list's rows, in `jobs_for_scene`'s order (the video's, then each image's), as
+    one query a page can slice: a scene with many images costs no query per image."""
+    return MediaJob.objects.filter(Q(scene=scene) | Q(satellite_image__scenes=scene)).order_by(
+        F("satellite_image_id").asc(nulls_first=True), "id"
+    )
 
 
 def keyframes_for_scene(*, scene: Scene) -> QuerySet[Keyframe]:

@@ -13,7 +13,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "annotator.openapi.SkymarkAutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # Every list API answers in pages of this size (at most MAX_PAGE_SIZE with ?limit=): annotator/pagination.py
+    "DEFAULT_PAGINATION_CLASS": "annotator.pagination.Pages",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "annotator.exceptions.api_exception_handler",
 }

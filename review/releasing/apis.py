@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAdmin
 from annotator.models import Item
+from annotator.pagination import Pages, paginate
 from review.models import Release
 from review.releasing import selectors, splits
 from review.releasing.services import release_abandon, release_create, release_retry
@@ -79,9 +80,11 @@ class ReleaseListApi(APIView):
                 raise serializers.ValidationError({"approved_before": "must be later than approved_after"})
             return attrs
 
+    pagination_class = Pages
+
     @extend_schema(responses=ReleaseOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(ReleaseOutputSerializer(selectors.releases_list(), many=True).data)
+        return paginate(request, selectors.releases_list(), ReleaseOutputSerializer)
 
     @extend_schema(request=ReleaseCreateInputSerializer, responses={202: ReleaseOutputSerializer})
     def post(self, request: Request) -> Response:

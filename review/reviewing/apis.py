@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from annotator.access.permissions import IsAdjudicator, IsAdmin, IsReviewer
 from annotator.access.scopes import blind_item_ids, item_record_get
 from annotator.models import Item
+from annotator.pagination import Pages, paginate
 from review.audit.selectors import events_for_item
 from review.models import Review, ReviewAssignment
 from review.reviewing import selectors
@@ -46,13 +47,18 @@ def _seconds_field() -> serializers.FloatField:
     return serializers.FloatField(required=False, allow_null=True, default=None, min_value=0)
 
 
+def _item_of(assignment: ReviewAssignment) -> Item:
+    return assignment.item
+
+
 class ReviewQueueApi(APIView):
     permission_classes = [IsAuthenticated, IsReviewer]
 
+    pagination_class = Pages
+
     @extend_schema(responses=BlindItemSerializer(many=True))
     def get(self, request: Request) -> Response:
-        items = [a.item for a in selectors.review_queue(reviewer=request.user)]
-        return Response(BlindItemSerializer(items, many=True).data)
+        return paginate(request, selectors.review_queue(reviewer=request.user), BlindItemSerializer, each=_item_of)
 
 
 class ReviewItemApi(APIView):
@@ -129,6 +135,7 @@ class ReviewListApi(APIView):
     """Every review (gold checks included), for admins: ?item=, ?reviewer=, ?gold=0|1."""
 
     permission_classes = [IsAuthenticated, IsAdmin]
+    pagination_class = Pages
 
     class ReviewFilterSerializer(serializers.Serializer):
         item = serializers.IntegerField(required=False)
@@ -150,28 +157,31 @@ class ReviewListApi(APIView):
         blind = blind_item_ids(user=request.user)  # an admin reviewing an item sees no review of it first
         if blind is not None:
             qs = qs.exclude(item_id__in=blind)
-        return Response(AdminReviewSerializer(qs, many=True).data)
+        return paginate(request, qs, AdminReviewSerializer)
 
 
 class ReasonListApi(APIView):
     permission_classes = [IsAuthenticated]
 
+    pagination_class = Pages
+
     @extend_schema(responses=ReasonSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(ReasonSerializer(reasons_active(), many=True).data)
+        return paginate(request, reasons_active(), ReasonSerializer)
 
 
 class AdjudicationQueueApi(APIView):
     """Items in adjudication this user may decide, with every review of their round."""
 
     permission_classes = [IsAuthenticated, IsAdjudicator | IsAdmin]
+    pagination_class = Pages
 
     @extend_schema(responses=AdjudicationItemSerializer(many=True))
     def get(self, request: Request) -> Response:
         items = selectors.adjudication_queue(user=request.user).prefetch_related(
             Prefetch("reviews", queryset=Review.objects.select_related("reviewer").order_by("id"))
         )
-        return Response(AdjudicationItemSerializer(items, many=True).data)
+        return paginate(request, items, AdjudicationItemSerializer)
 
 
 class AdjudicationItemApi(APIView):
@@ -213,11 +223,12 @@ class ItemAuditApi(APIView):
     """The item's audit trail (admins; not one they must still answer blind)."""
 
     permission_classes = [IsAuthenticated, IsAdmin]
+    pagination_class = Pages
 
     @extend_schema(responses=ItemEventSerializer(many=True))
     def get(self, request: Request, item_id: int) -> Response:
         item_record_get(user=request.user, item_id=item_id)
-        return Response(ItemEventSerializer(events_for_item(item_id=item_id), many=True).data)
+        return paginate(request, events_for_item(item_id=item_id), ItemEventSerializer)
 
 
 class GoldItemApi(APIView):

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAdmin
+from annotator.pagination import Pages, paginate
 from review.models import Submission
 from review.releasing.selectors import release_get
 from review.scoring.selectors import leaderboard
@@ -34,10 +35,12 @@ class SubmissionListApi(APIView):
         name = serializers.CharField(max_length=120)
         predictions = serializers.FileField(help_text="JSONL ({'id', 'answer'} per line) or TSV (index, prediction)")
 
+    pagination_class = Pages
+
     @extend_schema(responses=SubmissionOutputSerializer(many=True))
     def get(self, request: Request, version: str) -> Response:
         release = release_get(version=version)
-        return Response(SubmissionOutputSerializer(leaderboard(release=release), many=True).data)
+        return paginate(request, leaderboard(release=release), SubmissionOutputSerializer)
 
     @extend_schema(request=SubmissionInputSerializer, responses={201: SubmissionOutputSerializer})
     def post(self, request: Request, version: str) -> Response:

@@ -67,7 +67,7 @@ def test_jobs_that_cannot_be_queued_stay_pending_with_a_note_and_go_out_when_the
         scene = scene_import(spec=spec, created_by=admin)
 
     # then its first job is pending, with a note the scene page shows
-    jobs = {j["kind"]: j for j in api(admin).get(f"/api/scenes/{scene.id}/jobs/").json()}
+    jobs = {j["kind"]: j for j in api(admin).get(f"/api/scenes/{scene.id}/jobs/").json()["results"]}
     assert jobs["probe"]["state"] == "pending"
     assert jobs["probe"]["detail"].startswith("not queued yet: the task queue is unreachable")
     assert jobs["probe"]["detail"].endswith("; sent when it is back")

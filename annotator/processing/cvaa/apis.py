@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from annotator.access.permissions import IsAdmin
 from annotator.access.scopes import scene_get_visible
 from annotator.models import CvaaCheckpoint, CvaaTraining, Scene
+from annotator.pagination import Pages, paginate
 
 from . import selectors, services
 from .training import PRESETS
@@ -56,9 +57,11 @@ class CvaaCheckpointListApi(APIView):
         file = serializers.FileField(help_text="a CVAA checkpoint (.pt) as train_cvaa writes it")
         activate = serializers.BooleanField(default=True)
 
+    pagination_class = Pages
+
     @extend_schema(responses=CvaaCheckpointOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(CvaaCheckpointOutputSerializer(CvaaCheckpoint.objects.all(), many=True).data)
+        return paginate(request, CvaaCheckpoint.objects.all(), CvaaCheckpointOutputSerializer)
 
     @extend_schema(
         request=CvaaCheckpointInputSerializer,
@@ -101,9 +104,11 @@ class CvaaTrainingListApi(APIView):
         device = serializers.ChoiceField(choices=["", "cpu", "cuda"], default="", help_text="empty: the worker's")
         activate = serializers.BooleanField(default=True)
 
+    pagination_class = Pages
+
     @extend_schema(responses=CvaaTrainingOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(CvaaTrainingOutputSerializer(CvaaTraining.objects.all()[:50], many=True).data)
+        return paginate(request, CvaaTraining.objects.all(), CvaaTrainingOutputSerializer)
 
     @extend_schema(request=CvaaTrainingInputSerializer, responses={201: CvaaTrainingOutputSerializer})
     def post(self, request: Request) -> Response:

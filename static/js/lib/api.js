@@ -77,6 +77,28 @@ export const api = {
   del: (url, data) => request("DELETE", url, data),
 };
 
+/** Every row of a list API: its pages ({count, next, previous, results}, annotator/pagination.py)
+ * one after the other, following `next` until there is none. A body that is a bare list is
+ * returned as it is. `limit` asks for the largest page the server gives, so a long list takes few
+ * requests. @param {Api} client @param {string} url @returns {Promise<any[]>} */
+export async function getAll(client, url) {
+  /** @type {any[]} */
+  const rows = [];
+  let next = url + (url.includes("?") ? "&" : "?") + "limit=" + MAX_PAGE;
+  for (let pages = 0; next && pages < MAX_PAGES; pages++) {
+    const body = await client.get(next);
+    if (Array.isArray(body)) return body;
+    rows.push(...body.results);
+    next = body.next;
+  }
+  return rows;
+}
+
+/** The server's largest page (annotator/pagination.py: MAX_PAGE_SIZE), and a bound on how many
+ * pages one list may take (a server answering `next` forever must not hang the page). */
+const MAX_PAGE = 500;
+const MAX_PAGES = 1000;
+
 /** The URL of object `id` from a URL the server rendered with 0 in its place ({% url 'api-mark' 0 %}).
  * @param {string} template @param {number} id */
 export function urlFor(template, id) {

@@ -3,7 +3,7 @@
  * they were built from changed (stale: a badge and the reason). Items in review or approved lock
  * their marks: the server marks them `locked` and refuses edits (409). */
 
-import { api, urlFor } from "../lib/api.js";
+import { api, getAll, urlFor } from "../lib/api.js";
 import { byId } from "../lib/dom.js";
 import { viewsPending } from "./item_pick.js";
 import { itemEntry } from "./lists.js";
@@ -62,7 +62,7 @@ export class ItemsPanel {
     const ws = this.ws;
     if (!ws.canListItems || !this.list) return;
     try {
-      const items = await api.get(ws.cfg.itemsUrl + "?scene=" + ws.cfg.sceneId);
+      const items = await getAll(api, ws.cfg.itemsUrl + "?scene=" + ws.cfg.sceneId);
       ws.items.clear();
       items.forEach((/** @type {Item} */ it) => ws.items.set(it.id, it));
       this.render();

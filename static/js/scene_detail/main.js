@@ -2,7 +2,7 @@
 /* Scene page: poll the processing jobs every second until every job has finished; each time a job
  * succeeds, what it found (probe facts, keyframes, georeference, ...) is read again from the page. */
 
-import { api, urlFor } from "../lib/api.js";
+import { api, getAll, urlFor } from "../lib/api.js";
 import { el } from "../lib/dom.js";
 
 /**
@@ -84,7 +84,7 @@ function watchJobs(table) {
     timer = null;
     try {
       /** @type {Job[]} */
-      const jobs = await api.get(table.dataset.url || "");
+      const jobs = await getAll(api, table.dataset.url || "");
       tbody.replaceChildren(...(jobs.length ? jobs.map((j) => row(j, canRetry))
         : [el("tr", {}, el("td", { colspan: 7, class: "empty" }, "No processing jobs."))]));
       const running = jobs.filter((j) => !DONE.has(j.state)).length;

@@ -4,7 +4,7 @@
  * page is told both URLs; the track is only named when the pipeline built one).
  * render() fills a strip with as many thumbnails as fit, each showing the frame at its slot's time. */
 
-import { api } from "../lib/api.js";
+import { api, getAll } from "../lib/api.js";
 import { el } from "../lib/dom.js";
 import { frameAt, parseVtt } from "../lib/vtt.js";
 
@@ -24,7 +24,7 @@ export async function loadFrames({ vttUrl, keyframesUrl, duration }) {
     } catch (err) { /* a track that cannot be read: the keyframes below still show the video */ }
   }
   /** @type {{time_s: number, url: string}[]} */
-  const list = await api.get(keyframesUrl);
+  const list = await getAll(api, keyframesUrl);
   return {
     source: "keyframes",
     frames: list.map((k, i) => ({ start: k.time_s, end: i + 1 < list.length ? list[i + 1].time_s : Math.max(duration, k.time_s), src: k.url, xywh: null })),

@@ -13,7 +13,7 @@
  * Each tab keeps its queue apart and takes over the queues of tabs that are gone (pending.js).
  */
 
-import { api as browserApi } from "../lib/api.js";
+import { api as browserApi, getAll } from "../lib/api.js";
 import { enqueue, mergeEntry, nextToSend, rekey, requeue } from "./queue.js";
 import { saveStatus } from "./save_status.js";
 
@@ -118,7 +118,7 @@ export class MarkStore {
    * @param {{adoptLater?: boolean}} [opts] adoptLater: keep looking for queues of closed tabs
    * @returns {Promise<number>} how many marks the server has */
   async load({ adoptLater = true } = {}) {
-    const [list] = await Promise.all([this.api.get(this.marksUrl), this.box.claim()]);
+    const [list] = await Promise.all([getAll(this.api, this.marksUrl), this.box.claim()]);
     this.marks = new Map(list.map((/** @type {Mark} */ m) => [m.id, m]));
     const saved = this.box.read();
     this.seq = Math.max(this.seq, saved.seq || 0);
@@ -134,7 +134,7 @@ export class MarkStore {
   /** Read which marks the server has locked (an item of theirs went to review) without touching
    * anything this tab has not saved yet. */
   async refreshLocks() {
-    const list = await this.api.get(this.marksUrl);
+    const list = await getAll(this.api, this.marksUrl);
     for (const m of /** @type {Mark[]} */ (list)) {
       const mine = this.marks.get(m.id);
       if (mine) { mine.locked = Boolean(m.locked); mine.copy_on_edit = Boolean(m.copy_on_edit); }
@@ -158,7 +158,7 @@ export class MarkStore {
   adoptLater(step) {
     this.adoptTimer = setTimeout(async () => {
       try {
-        if (await this.box.hasOrphans() && await this.adoptOrphans(await this.api.get(this.marksUrl))) {
+        if (await this.box.hasOrphans() && await this.adoptOrphans(await getAll(this.api, this.marksUrl))) {
           this.persist();
           for (const m of this.all()) this.emit("change", m.id);
           this.flushSoon(50);

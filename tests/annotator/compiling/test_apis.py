@@ -148,7 +148,7 @@ def test_stale_items_are_listed_with_their_reason_and_compiled_again_in_one_requ
     mark_update(mark=region, version=region.version, changes={"geometry": _poly(10, 10, 50, 50)})
     client = api(annotator)
     # then both are listed as open and stale, saying which mark changed
-    listed = {it["id"]: it for it in client.get(f"/api/items/?scene={m.scene.id}&open=1").json()}
+    listed = {it["id"]: it for it in client.get(f"/api/items/?scene={m.scene.id}&open=1").json()["results"]}
     assert set(listed) == {draft.id, rejected.id}
     assert listed[draft.id]["stale"] and listed[draft.id]["stale_reason"] == (
         f"mark #{region.id} (pier) changed (version 1 → 2)"
@@ -167,7 +167,7 @@ def test_stale_items_are_listed_with_their_reason_and_compiled_again_in_one_requ
     assert new.provenance["marks"][0]["version"] == 2 and new.provenance["recompiled_from"] == draft.id
     assert not Item.objects.filter(id=draft.id).exists()  # a stale draft could never go on
     assert Item.objects.get(id=rejected.id).replaced_by_id == again.json()["id"]  # reviews stay as history
-    open_now = {it["id"] for it in client.get(f"/api/items/?scene={m.scene.id}&open=1").json()}
+    open_now = {it["id"] for it in client.get(f"/api/items/?scene={m.scene.id}&open=1").json()["results"]}
     assert open_now == {fresh.json()["id"], again.json()["id"]}
     # and a replaced item is not compiled twice
     assert client.post(f"/api/items/{rejected.id}/recompile/", {}, format="json").status_code == 409

@@ -121,7 +121,7 @@ def test_items_of_all_twelve_tasks_from_marks_on_the_demo_scene(
             assert response.status_code == 201, (task, response.content)
             made[task] = response.json()["id"]
     # then each item has its task's format and keys from the marks, in the image's true north
-    items = {it["task"]: it for it in client.get(f"/api/items/?scene={saro.id}").json()}
+    items = {it["task"]: it for it in client.get(f"/api/items/?scene={saro.id}").json()["results"]}
     assert set(items) == set(T.values)
     for task, item in items.items():
         assert len(item["options"]) == OPTIONS[task], task

@@ -32,7 +32,7 @@ def test_annotator_cannot_read_another_annotators_marks(annotator, other_annotat
 
     # then the list shows only mine, and theirs is not found
     client = api(annotator)
-    assert [m["id"] for m in client.get(f"/api/scenes/{scene.id}/marks/").json()] == [mine.id]
+    assert [m["id"] for m in client.get(f"/api/scenes/{scene.id}/marks/").json()["results"]] == [mine.id]
     assert client.get(f"/api/marks/{theirs.id}/").status_code == 404
     assert client.patch(f"/api/marks/{theirs.id}/", {"version": 1, "label": "bus"}, format="json").status_code == 404
 
@@ -172,7 +172,7 @@ def test_marks_carry_lat_lon_when_the_image_is_georeferenced(annotator, api) -> 
     MarkFactory(scene=scene, author=annotator, kind="point", geometry={"type": "Point", "coordinates": [100, 50]})
 
     # then the mark's centre pixel is the box's centre in lat/lon
-    [mark] = api(annotator).get(f"/api/scenes/{scene.id}/marks/").json()
+    [mark] = api(annotator).get(f"/api/scenes/{scene.id}/marks/").json()["results"]
     lon, lat = mark["lonlat"]["coordinates"]
     assert lat == pytest.approx(57.485, abs=1e-4) and lon == pytest.approx(12.01, abs=1e-4)
 
@@ -271,7 +271,7 @@ def test_a_locked_mark_a_rejected_item_shares_is_copied_on_write(annotator, api)
     client = api(annotator)
 
     # then the list says an edit copies it (one query more than none: an annotation, not a loop)
-    listed = client.get(f"/api/scenes/{scene.id}/marks/").json()
+    listed = client.get(f"/api/scenes/{scene.id}/marks/").json()["results"]
     assert [(m["id"], m["locked"], m["copy_on_edit"]) for m in listed] == [(mark.id, True, True)]
 
     # when the author edits it / then the answer is the copy the rejected item moved to
@@ -284,7 +284,7 @@ def test_a_locked_mark_a_rejected_item_shares_is_copied_on_write(annotator, api)
     assert list(approved.marks.values_list("id", flat=True)) == [mark.id]
     assert Mark.objects.get(id=mark.id).facts == {"visible": True}
     # and both are listed: the original (locked, nothing left to copy for) and the copy
-    listed = {m["id"]: m["copy_on_edit"] for m in client.get(f"/api/scenes/{scene.id}/marks/").json()}
+    listed = {m["id"]: m["copy_on_edit"] for m in client.get(f"/api/scenes/{scene.id}/marks/").json()["results"]}
     assert listed == {mark.id: False, body["id"]: False}
 
 

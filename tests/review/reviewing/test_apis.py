@@ -25,7 +25,7 @@ def _count(client, url: str) -> int:  # type: ignore[no-untyped-def]
 
 def test_queue_is_for_reviewers_and_hides_answers(item, annotator, reviewer, api) -> None:
     assert api(annotator).get("/api/review/queue/").status_code == 403
-    queue = api(reviewer).get("/api/review/queue/").json()
+    queue = api(reviewer).get("/api/review/queue/").json()["results"]
     assert [q["id"] for q in queue] == [item.id]
     assert not {"answer", "state", "gold"} & set(queue[0])  # blind: no key, nothing that tells gold
 
@@ -38,7 +38,7 @@ def test_queue_queries_do_not_grow(submit, reviewer, second_reviewer, api, djang
         submit()
     assert _count(client, "/api/review/queue/") == few
     with django_assert_max_num_queries(few):
-        assert len(client.get("/api/review/queue/").json()) == 7
+        assert len(client.get("/api/review/queue/").json()["results"]) == 7
 
 
 def test_the_blind_flow_over_http(item, reviewer, api) -> None:
@@ -71,7 +71,7 @@ def test_items_of_others_are_not_found(item, api) -> None:
 
 
 def test_reasons_come_from_the_taxonomy(reviewer, api) -> None:
-    codes = [r["code"] for r in api(reviewer).get("/api/review/reasons/").json()]
+    codes = [r["code"] for r in api(reviewer).get("/api/review/reasons/").json()["results"]]
     assert codes[:3] == ["wrong_key", "wrong_option", "distractor_correct"]
     assert {"ambiguity", "evidence_mismatch", "triviality", "professional_relevance"} <= set(codes)
     assert len(codes) == 12
@@ -83,7 +83,7 @@ def test_adjudication_over_http(item, reviewer, second_reviewer, api) -> None:
     judge = UserFactory(username="judge", roles=[ADJUDICATOR])
     client = api(judge)
     assert api(reviewer).get("/api/review/adjudication/").status_code == 403
-    [queued] = client.get("/api/review/adjudication/").json()
+    [queued] = client.get("/api/review/adjudication/").json()["results"]
     assert queued["answer"] == "yes" and [r["decision"] for r in queued["reviews"]] == ["approve", "reject"]
     assert client.get(f"/api/review/adjudication/{item.id}/").json()["mark_ids"] == [item.marks.get().id]
     url = f"/api/review/adjudication/{item.id}/"
@@ -117,14 +117,14 @@ def test_reviews_list_is_for_admins_and_does_not_grow(submit, reviewer, second_r
     for _ in range(5):
         vote(submit(), reviewer, "yes", "approve")
     assert _count(client, "/api/reviews/") == few
-    rows = client.get(f"/api/reviews/?reviewer={reviewer.id}&gold=0").json()
+    rows = client.get(f"/api/reviews/?reviewer={reviewer.id}&gold=0").json()["results"]
     assert len(rows) == 6 and rows[0]["reviewer_name"] == "rev1" and rows[0]["gold"] is False
     assert client.get("/api/reviews/?item=x").status_code == 400
 
 
 def test_audit_trail_gold_and_assignments_are_for_admins(item, reviewer, second_reviewer, admin, api) -> None:
     assert api(reviewer).get(f"/api/review/items/{item.id}/audit/").status_code == 403
-    trail = api(admin).get(f"/api/review/items/{item.id}/audit/").json()
+    trail = api(admin).get(f"/api/review/items/{item.id}/audit/").json()["results"]
     assert [(e["action"], e["actor_name"]) for e in trail] == [("create", "ann"), ("submit", "ann")]
     assert api(admin).post(f"/api/review/items/{item.id}/gold/").status_code == 409  # not approved
     vote(item, reviewer, "yes", "approve")
@@ -166,4 +166,4 @@ def test_withdraw_over_http(item, annotator, reviewer, second_reviewer, api) -> 
     assert api(reviewer).post(f"/api/items/{item.id}/withdraw/").status_code == 403
     done = api(annotator).post(f"/api/items/{item.id}/withdraw/", {"reason": "cannot be fixed"}, format="json")
     assert (done.status_code, done.json()["state"]) == (200, "withdrawn")
-    assert api(reviewer).get("/api/review/queue/").json() == []
+    assert api(reviewer).get("/api/review/queue/").json()["results"] == []

@@ -119,7 +119,7 @@ def test_after_answering_the_marks_and_the_key_are_theirs(submit, client, api) -
     rest = api(reviewer)
 
     # then the marks, the mark ids and the key are visible, as before this change
-    assert [m["id"] for m in rest.get(f"/api/scenes/{item.scene_id}/marks/").json()] == [mark.id]
+    assert [m["id"] for m in rest.get(f"/api/scenes/{item.scene_id}/marks/").json()["results"]] == [mark.id]
     assert rest.get(f"/api/marks/{mark.id}/").json()["geometry"] == mark.geometry
     body = rest.get(f"/api/review/items/{item.id}/").json()
     assert (body["mark_ids"], body["review"]["answer_key"]) == ([mark.id], "yes")
@@ -174,7 +174,7 @@ def test_the_marks_list_queries_do_not_grow_with_blind_items(submit, api, annota
         if n < 2:
             review_start(item=item, reviewer=reviewer, blind_answer="yes")
     assert count() == few
-    assert len(rest.get(f"/api/scenes/{scene.id}/marks/").json()) == 2  # the two answered
+    assert len(rest.get(f"/api/scenes/{scene.id}/marks/").json()["results"]) == 2  # the two answered
 
 
 def test_the_adjudicator_sees_the_model_view_and_its_queue_at_home(item, reviewer, second_reviewer, client) -> None:
@@ -216,6 +216,9 @@ def test_an_admin_reviewing_an_item_reads_no_review_of_it_before_answering(submi
     item = submit()
     vote(item, second, "yes", "approve", anchor_mark_id=item.marks.get().id)
     # then the admins' list of reviews leaves the item out until they answer it
-    assert api(both).get(f"/api/reviews/?item={item.id}").json() == []
+    assert api(both).get(f"/api/reviews/?item={item.id}").json()["results"] == []
     review_start(item=item, reviewer=both, blind_answer="yes")
-    assert [r["reviewer"] for r in api(both).get(f"/api/reviews/?item={item.id}").json()] == [second.id, both.id]
+    assert [r["reviewer"] for r in api(both).get(f"/api/reviews/?item={item.id}").json()["results"]] == [
+        second.id,
+        both.id,
+    ]

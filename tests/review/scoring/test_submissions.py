@@ -60,7 +60,7 @@ def test_upload_scores_and_ranks_with_random_and_human_rows(release, admin, api)
     assert (report["missing"], report["unparseable"]) == (1, 1)
     assert report["overall"] == pytest.approx(0.25)  # visibility 1/2, counting 0: mean of the task scores
     assert report["human_overall"] == pytest.approx((0.5 + 1.0) / 2)
-    assert [s["name"] for s in client.get("/api/releases/1.0/submissions/").json()] == ["model-a", "model-b"]
+    assert [s["name"] for s in client.get("/api/releases/1.0/submissions/").json()["results"]] == ["model-a", "model-b"]
 
 
 def test_bad_uploads_get_field_errors_and_store_nothing(release, admin, api, media_files) -> None:

@@ -119,5 +119,5 @@ def test_a_training_job_trains_on_a_worker_and_the_previews_follow(
     assert sent == ["annotator.processing.tasks.cvaa_train_task", "annotator.processing.tasks.cvaa_job_task"]
     assert MediaJob.objects.get(scene=rotterdam_scene, kind="cvaa").state == "succeeded"
     assert CvaaPreview.objects.filter(checkpoint=run.checkpoint).count() == len(CROPS)
-    listed = api(admin).get("/api/cvaa/trainings/").json()
+    listed = api(admin).get("/api/cvaa/trainings/").json()["results"]
     assert listed[0]["state"] == "succeeded" and listed[0]["detail"].startswith("best recall@1")
