@@ -32,7 +32,9 @@ class Pages(LimitOffsetPagination):
         limit = self.get_limit(request) or api_settings.PAGE_SIZE or MAX_PAGE_SIZE
         self.limit, self.offset = limit, self.get_offset(request)
         self.count = self.get_count(queryset)
-        return list(queryset[self.offset : self.offset + limit])
+        # Past the end: an empty page from the end (an offset past 64 bits never reaches the database).
+        start = min(self.offset, self.count)
+        return list(queryset[start : start + limit])
 
 
 def paginate(

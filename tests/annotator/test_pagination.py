@@ -299,3 +299,11 @@ def test_the_items_list_rows_leave_the_provenance_out(ctx, api) -> None:
         client.get(f"/api/items/?scene={scene.id}")
     bare = re.compile(r'(SELECT |, )"annotator_item"\."provenance"(,| FROM)')  # the column, not a key of it
     assert seen.captured_queries and not [q for q in seen.captured_queries if bare.search(q["sql"])]
+
+
+def test_an_offset_past_the_end_gives_an_empty_page(ctx, api) -> None:
+    MarkFactory(scene=ctx["scene"], author=ctx["annotator"])
+    client, url = api(ctx["annotator"]), f"/api/scenes/{ctx['scene'].id}/marks/"
+    for offset in (1, 10**20):
+        body = client.get(f"{url}?offset={offset}").json()
+        assert (body["count"], body["results"], body["next"]) == (1, [], None)
