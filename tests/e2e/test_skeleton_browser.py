@@ -32,7 +32,7 @@ def _seek(page, t: float) -> None:  # type: ignore[no-untyped-def]
 
 
 def _marks(page, scene_id: int) -> list[dict]:  # type: ignore[no-untyped-def]
-    return page.evaluate(f"fetch('/api/scenes/{scene_id}/marks/').then(r => r.json())")
+    return page.evaluate(f"fetch('/api/scenes/{scene_id}/marks/?limit=500').then(r => r.json()).then(b => b.results)")
 
 
 def _draw_point_and_region(page, scene: Scene) -> None:  # type: ignore[no-untyped-def]

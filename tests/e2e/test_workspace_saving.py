@@ -110,7 +110,7 @@ def test_two_tabs_keep_their_own_unsaved_edits_and_a_closed_tabs_are_taken_over(
     _open(third, scene.id)
     # a page of the same scene still open, or the new one, takes over the closed tab's queue
     third.wait_for_function(
-        f"fetch('/api/scenes/{scene.id}/marks/').then(r => r.json()).then(ms => ms.length >= 2)", polling=250
+        f"fetch('/api/scenes/{scene.id}/marks/').then(r => r.json()).then(b => b.count >= 2)", polling=250
     )
     third.wait_for_function(f"{PENDING} === 0")
     second.reload()

@@ -76,7 +76,7 @@ def _saved(page) -> None:  # type: ignore[no-untyped-def]
 
 
 def _api_marks(page, scene_id: int) -> list[dict]:  # type: ignore[no-untyped-def]
-    return page.evaluate(f"fetch('/api/scenes/{scene_id}/marks/').then(r => r.json())")
+    return page.evaluate(f"fetch('/api/scenes/{scene_id}/marks/?limit=500').then(r => r.json()).then(b => b.results)")
 
 
 def _listed(page) -> list[list[str]]:  # type: ignore[no-untyped-def]
