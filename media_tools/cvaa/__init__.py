@@ -1,8 +1,8 @@
 """CVAA: a cross-view retriever that places a drone frame on a satellite image (DESIGN.md, "CVAA retrieval
 previews"), plus a SIFT baseline and the evaluation that compares them.
 
-Importing this package does not import torch: the names that need it (the model, checkpoints, the
-encoder, training) load on first use, so web processes that only read results stay light.
+Importing this package imports neither torch nor OpenCV nor GDAL: every name loads its submodule on
+first use (media_tools/_lazy.py), so web processes that only read results stay light.
 
 Typical use (a worker):
     encoder = CvaaEncoder.from_checkpoint(Path("cvaa.pt"))           # verifies the file's hash
@@ -12,54 +12,86 @@ Typical use (a worker):
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .baseline import SiftLocator
-from .config import CvaaConfig
+from .._lazy import lazy_exports
 from .errors import CheckpointError
-from .evaluate import HIT_IOU, EvalReport, compare, evaluate, hits, report_table
-from .footprints import (
-    CameraModel,
-    footprint_from_georefs,
-    footprint_from_homography,
-    footprint_from_telemetry,
-    points_in_quad,
-    quad_area,
-    quad_bbox,
-    quad_up_angle,
-)
-from .index import IndexStats, WindowIndex
-from .located import Located
-from .pairs import MixedPairs, Pair, PairSource, RealPairs, window_for
-from .synth import SyntheticPairs
-from .views import Pyramid, as_rgb8, image_sha256, load_rgb
-from .windows import Windows, WindowSpec, box_iou, make_windows, window_boxes
 
 if TYPE_CHECKING:
+    from .baseline import SiftLocator
     from .checkpoint import Checkpoint, checkpoint_bytes, load_checkpoint, save_checkpoint
+    from .config import CvaaConfig
     from .encoder import CvaaEncoder
+    from .evaluate import HIT_IOU, EvalReport, compare, evaluate, hits, report_table
+    from .footprints import (
+        CameraModel,
+        footprint_from_georefs,
+        footprint_from_homography,
+        footprint_from_telemetry,
+        points_in_quad,
+        quad_area,
+        quad_bbox,
+        quad_up_angle,
+    )
+    from .index import IndexStats, WindowIndex
+    from .located import Located
     from .model import CvaaModel, info_nce
+    from .pairs import MixedPairs, Pair, PairSource, RealPairs, window_for
+    from .synth import SyntheticPairs
     from .training import TrainResult, train
+    from .views import Pyramid, as_rgb8, image_sha256, load_rgb
+    from .windows import Windows, WindowSpec, box_iou, make_windows, window_boxes
 
-# name -> submodule that imports torch; resolved by __getattr__ on first access.
-_LAZY = {
-    "Checkpoint": "checkpoint",
-    "checkpoint_bytes": "checkpoint",
-    "load_checkpoint": "checkpoint",
-    "save_checkpoint": "checkpoint",
-    "CvaaEncoder": "encoder",
-    "CvaaModel": "model",
-    "info_nce": "model",
-    "TrainResult": "training",
-    "train": "training",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# name -> submodule, imported on first access: the SIFT baseline and the views need OpenCV and GDAL,
+# the model, checkpoints, encoder and training need torch.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "SiftLocator": "baseline",
+        "CvaaConfig": "config",
+        "HIT_IOU": "evaluate",
+        "EvalReport": "evaluate",
+        "compare": "evaluate",
+        "evaluate": "evaluate",
+        "hits": "evaluate",
+        "report_table": "evaluate",
+        "CameraModel": "footprints",
+        "footprint_from_georefs": "footprints",
+        "footprint_from_homography": "footprints",
+        "footprint_from_telemetry": "footprints",
+        "points_in_quad": "footprints",
+        "quad_area": "footprints",
+        "quad_bbox": "footprints",
+        "quad_up_angle": "footprints",
+        "IndexStats": "index",
+        "WindowIndex": "index",
+        "Located": "located",
+        "MixedPairs": "pairs",
+        "Pair": "pairs",
+        "PairSource": "pairs",
+        "RealPairs": "pairs",
+        "window_for": "pairs",
+        "SyntheticPairs": "synth",
+        "Pyramid": "views",
+        "as_rgb8": "views",
+        "image_sha256": "views",
+        "load_rgb": "views",
+        "Windows": "windows",
+        "WindowSpec": "windows",
+        "box_iou": "windows",
+        "make_windows": "windows",
+        "window_boxes": "windows",
+        "Checkpoint": "checkpoint",
+        "checkpoint_bytes": "checkpoint",
+        "load_checkpoint": "checkpoint",
+        "save_checkpoint": "checkpoint",
+        "CvaaEncoder": "encoder",
+        "CvaaModel": "model",
+        "info_nce": "model",
+        "TrainResult": "training",
+        "train": "training",
+    },
+)
 
 
 __all__ = [

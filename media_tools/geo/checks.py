@@ -6,14 +6,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 from PIL import Image
 from pyproj import Geod
 
 from ..errors import MediaError
 from .georef import GeoReference, georef_from_gcps
-from .ortho import orthorectify
 
 _GEOD = Geod(ellps="WGS84")
 
@@ -39,6 +37,8 @@ def browser_lonlat_fit(ref: GeoReference, *, grid: int = 9) -> dict[str, Any]:
     ll = np.column_stack([np.asarray(lon, dtype=float), np.asarray(lat, dtype=float)])
     # Centre the coordinates so the fit is well conditioned (degrees differ little across an image).
     origin = ll.mean(axis=0)
+    import cv2  # OpenCV stays out of web processes until a page needs this fit
+
     h, _ = cv2.findHomography(px, ll - origin, method=0)
     if h is None:
         raise MediaError("the georeference is degenerate (all pixels map to one place)")
@@ -65,6 +65,8 @@ def orthophoto_from_frame(
     Returns the orthophoto's GeoReference (its rms_m is the control-point fit's) and the control
     points moved into the orthophoto's pixels through the same fit, so that checking them against
     the orthophoto's GeoTIFF tags later reports that fit RMS again rather than zero."""
+
+    from .ortho import orthorectify  # OpenCV and GDAL: a worker's job, not a request's
 
     points = [tuple(float(v) for v in g) for g in gcps]
     ortho = orthorectify(frame, dst, gcps=points)

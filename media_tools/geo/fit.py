@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-import cv2
 import numpy as np
 from pyproj import Transformer
 from pyproj.aoi import AreaOfInterest
@@ -108,6 +107,8 @@ def _fit_affine(pixels: np.ndarray, ground: np.ndarray) -> np.ndarray:
 def _fit_homography(pixels: np.ndarray, ground: np.ndarray, name: str) -> np.ndarray:
     # method=0: all points, least squares (DLT, then Levenberg-Marquardt on the ground residuals);
     # RANSAC would silently drop surveyed points, and with a handful of them each one matters.
+    import cv2  # only a homography fit needs OpenCV
+
     matrix, _ = cv2.findHomography(pixels.astype(np.float64), ground.astype(np.float64), method=0)
     if matrix is None or not np.all(np.isfinite(matrix)):
         raise MediaError(f"{name}: no homography fits the control points; check for duplicated or mixed-up points")

@@ -15,12 +15,10 @@ from typing import Any, Literal
 
 import affine
 import numpy as np
-import rasterio
 from pyproj import CRS, Geod, Transformer
 from pyproj.exceptions import CRSError
 
 from ..errors import MediaError
-from ..images import inspect_image, open_raster
 from .fit import check_in_front, fit_pixels_to_ground
 
 Kind = Literal["geotiff", "world_file", "corners", "gcps"]
@@ -146,6 +144,10 @@ class NoGeoTagsError(MediaError):
 def georef_from_geotiff(path: Path) -> GeoReference:
     """From the GeoTIFF's own tags (geotransform + CRS, or embedded control points). Side files are not
     read. Raises NoGeoTagsError (a MediaError) when there are none, MediaError when they are broken."""
+    import rasterio  # GDAL loads when a file is read, not when coordinates are converted
+
+    from ..images import inspect_image, open_raster
+
     # EMPTY_DIR: GDAL would otherwise pick up a .tfw/.aux.xml beside the file and call it "tags".
     with rasterio.Env(GDAL_DISABLE_READDIR_ON_OPEN="EMPTY_DIR"):
         info = inspect_image(path)  # refuses a broken geotransform or CRS with its own message
@@ -168,6 +170,8 @@ def georef_from_geotiff(path: Path) -> GeoReference:
 
 def georef_from_world_file(image_path: Path, world_file: Path, *, crs: str) -> GeoReference:
     """From a world file (.tfw/.pgw/.jgw/.wld: six numbers for the CENTRE of the top-left pixel) in `crs`."""
+    from ..images import inspect_image  # rasterio, only when a file is read
+
     info = inspect_image(image_path)
     try:
         text = world_file.read_text(encoding="ascii")

@@ -8,19 +8,20 @@ one cell of that mask (border_precision_px)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
-import rasterio
-import rasterio.features
 import shapely
-from rasterio.enums import ColorInterp, MaskFlags, Resampling
-from rasterio.errors import RasterioError
 from shapely.affinity import scale
 from shapely.geometry import MultiPolygon, Polygon, box, shape
 
 from ..errors import MediaError
-from ..images import gdal_reason, open_raster
+
+if TYPE_CHECKING:
+    import rasterio
+
+# rasterio (GDAL) is imported by the functions that read a file: the area arithmetic below is what
+# a web request uses (annotator/compiling/area.py), and it should not load GDAL.
 
 # The mask is read at most this many cells along the image's longer side: enough to follow a
 # warped frame's edge within a fraction of a percent, small enough to trace in milliseconds.
@@ -54,6 +55,8 @@ def border_precision_px(width: int, height: int, *, max_side: int = MASK_MAX_SID
 
 def _declares_mask(ds: rasterio.DatasetReader) -> bool:
     """True when the file says which pixels are not data: an alpha band, a nodata value or a mask."""
+    from rasterio.enums import MaskFlags
+
     flags = {f for band in ds.mask_flag_enums for f in band}
     return ds.nodata is not None or bool(flags & {MaskFlags.alpha, MaskFlags.per_dataset, MaskFlags.nodata})
 
@@ -65,6 +68,8 @@ def valid_mask(ds: rasterio.DatasetReader, out_shape: tuple[int, int]) -> np.nda
     was warped carries full alpha over its black: for 8-bit data "blank" is BLACK_MAX_DN or darker,
     for deeper data exactly zero where the file declares no mask (the fill warping tools write;
     sensor noise keeps real dark pixels above it), and not a number for floats."""
+    from rasterio.enums import ColorInterp, Resampling
+
     valid = ds.dataset_mask(out_shape=out_shape, resampling=Resampling.nearest) > 0
     interps = list(ds.colorinterp)
     if interps and interps[0] == ColorInterp.palette:
@@ -112,6 +117,8 @@ def _simplified(area: Area, tolerance: float, limit: float) -> Area:
 def mask_outline(mask: np.ndarray, width: int, height: int) -> Area:
     """The True cells of `mask` (covering a width x height image) as a cleaned, simplified area in
     the image's pixels, inside box(0, 0, width, height)."""
+    import rasterio.features
+
     frame = box(0, 0, width, height)
     if mask.all():
         return frame
@@ -132,6 +139,10 @@ def valid_area(path: Path, *, max_side: int = MASK_MAX_SIDE) -> Area:
     """The part of the image at `path` that has data, in its full-resolution pixels (x right, y down):
     box(0, 0, width, height) when every pixel does, an empty MultiPolygon when none does. Raises
     MediaError naming the file when it cannot be read."""
+    from rasterio.errors import RasterioError
+
+    from ..images import gdal_reason, open_raster
+
     with open_raster(path) as ds:
         try:
             mask = valid_mask(ds, mask_shape(ds.width, ds.height, max_side=max_side))

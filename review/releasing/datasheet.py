@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import base64
 from collections import Counter, defaultdict
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display; set before pyplot is imported
-import matplotlib.pyplot as plt
 from django.template.loader import render_to_string
 
 from review.quality.agreement import fleiss_kappa, krippendorff_alpha, percent_agreement
@@ -29,7 +26,21 @@ FIGURE_META = {"Software": None}  # matplotlib writes its version otherwise
 TINY_PER_TASK = 60
 
 
+@cache
+def _pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend, imported on first use: the URL configuration imports
+    this module (releases page -> services -> build), and a web process should not carry matplotlib
+    for the release builds that run in a worker."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display; set before pyplot is imported
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def _save(fig: Any, path: Path) -> Path:
+    plt = _pyplot()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100, metadata=FIGURE_META)
     plt.close(fig)
@@ -37,6 +48,7 @@ def _save(fig: Any, path: Path) -> Path:
 
 
 def _bar(path: Path, counts: dict[str, int] | dict[str, float], title: str, xlabel: str) -> Path:
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, max(2.5, 0.35 * len(counts) + 1)))
     names = list(counts)
     ax.barh(names, [counts[n] for n in names], color="#4a78b5")
@@ -48,6 +60,7 @@ def _bar(path: Path, counts: dict[str, int] | dict[str, float], title: str, xlab
 
 
 def _positions(path: Path, records: list[dict[str, Any]]) -> tuple[Path, dict[str, dict[str, float]]]:
+    plt = _pyplot()
     per_task: dict[str, list[int]] = defaultdict(list)
     width: dict[str, int] = {}
     for r in records:
@@ -98,6 +111,7 @@ def _yes_no(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _scenes_map(path: Path, scenes: list[dict[str, Any]]) -> Path | None:
+    plt = _pyplot()
     located = [s for s in scenes if s.get("center_latlon")]
     if not located:
         return None

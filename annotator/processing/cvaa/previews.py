@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
@@ -20,9 +21,13 @@ from django.db import transaction
 
 from annotator.models import CvaaCheckpoint, CvaaPreview, Keyframe, SatelliteImage, Scene
 from annotator.storage import local_copy
-from media_tools.cvaa import IndexStats, Located, WindowIndex, load_rgb
+from media_tools.cvaa import Located
 
 from .checkpoints import encoder_for
+
+if TYPE_CHECKING:
+    # OpenCV and GDAL: imported where a worker reads pixels, not by the web processes that import this.
+    from media_tools.cvaa import IndexStats, WindowIndex
 
 # Keyframes decoded and embedded at a time: bounds memory on long videos, fills a GPU batch.
 FRAME_BATCH = 64
@@ -53,6 +58,8 @@ class PreviewRun:
 
 
 def _frames(keyframes: Sequence[Keyframe]) -> Iterator[tuple[list[Keyframe], list[np.ndarray]]]:
+    from media_tools.cvaa import load_rgb
+
     for start in range(0, len(keyframes), FRAME_BATCH):
         chunk = list(keyframes[start : start + FRAME_BATCH])
         pixels = []
@@ -98,6 +105,8 @@ def _row(kf: Keyframe, image: SatelliteImage, checkpoint: CvaaCheckpoint, locate
 
 
 def _index(image: SatelliteImage, encoder: object) -> WindowIndex:
+    from media_tools.cvaa import WindowIndex, load_rgb
+
     with local_copy(image.file.name or "") as path:
         pixels = load_rgb(path)  # MediaError naming the file when it cannot be read
     return WindowIndex.build(pixels, encoder, cache_dir=Path(settings.SKYMARK_CVAA_CACHE_DIR))  # type: ignore[arg-type]

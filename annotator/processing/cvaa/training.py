@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.conf import settings
@@ -27,10 +27,15 @@ from annotator.marking.geometry import region_shape
 from annotator.models import CvaaCheckpoint, CvaaTraining, Item, Keyframe, Mark, MediaJob, SatelliteImage, Scene
 from annotator.storage import local_copy
 from media_tools import MediaError
-from media_tools.cvaa import CvaaConfig, MixedPairs, Pair, PairSource, RealPairs, SyntheticPairs, load_rgb
+from media_tools.cvaa import CvaaConfig
 
 from .checkpoints import checkpoint_activate, checkpoint_create
 from .footprints import scene_footprints
+
+if TYPE_CHECKING:
+    # Pair sources and pixel loading need OpenCV and GDAL: imported by the functions a training run
+    # calls, since web processes import this module (through the task that runs it) and never train.
+    from media_tools.cvaa import Pair, PairSource, SyntheticPairs
 
 PRESETS = {"small": CvaaConfig.small, "tiny": CvaaConfig.tiny}
 # Real pairs get this share of each batch once there are many; fewer get less, so that a handful of
@@ -50,6 +55,8 @@ class Sources:
 
 
 def _pixels(name: str) -> np.ndarray:
+    from media_tools.cvaa import load_rgb
+
     with local_copy(name) as path:
         return load_rgb(path)
 
@@ -59,6 +66,8 @@ def _nearest(keyframes: list[Keyframe], t: float) -> Keyframe | None:
 
 
 def _footprint_pairs(scene: Scene, images: dict[int, np.ndarray], pairs: dict[int, list[Pair]]) -> dict[str, int]:
+    from media_tools.cvaa import Pair
+
     counts: dict[str, int] = defaultdict(int)
     keyframes = list(Keyframe.objects.filter(video_id=scene.video_id).order_by("index"))
     by_index = {kf.index: kf for kf in keyframes}
@@ -74,6 +83,8 @@ def _footprint_pairs(scene: Scene, images: dict[int, np.ndarray], pairs: dict[in
 
 def _mark_pairs(config: CvaaConfig, images: dict[int, np.ndarray], pairs: dict[int, list[Pair]]) -> tuple[int, int]:
     """Pairs from approved regions; returns (used, skipped as smaller than any training view)."""
+    from media_tools.cvaa import Pair
+
     used = small = 0
     marks = (
         Mark.objects.filter(items__state=Item.State.APPROVED, kind__in=[Mark.Kind.POLYGON, Mark.Kind.ELLIPSE])
@@ -104,6 +115,8 @@ def _mark_pairs(config: CvaaConfig, images: dict[int, np.ndarray], pairs: dict[i
 
 def sources_collect(*, config: CvaaConfig, log: Log) -> Sources:
     """Every pair source the platform has (module doc). Raises MediaError when there is no image at all."""
+    from media_tools.cvaa import SyntheticPairs
+
     images: dict[int, np.ndarray] = {}
     for image in SatelliteImage.objects.filter(scenes__isnull=False).distinct().order_by("id"):
         try:
@@ -144,6 +157,8 @@ def _assemble(
     counts: dict[str, int],
     log: Log,
 ) -> Sources:
+    from media_tools.cvaa import MixedPairs, RealPairs
+
     n_real = sum(len(p) for p in pairs.values())
     held = n_real >= HOLD_OUT_FROM
     real, val_parts = [], []

@@ -27,7 +27,6 @@ from annotator.storage import (
 )
 from media_tools import geo
 from media_tools.imagery.valid_area import area_share
-from media_tools.tiles import build_tiles
 
 # Larger renderings go to a tiled TIFF (browsers cannot show it; the map reads the tile pyramid).
 PNG_DISPLAY_MAX_PIXELS = 40_000_000
@@ -103,6 +102,8 @@ def _tiles_home(image: SatelliteImage) -> str:
 
 def tiles_step(job: MediaJob, progress: ProgressFn) -> str:
     """A Zoomify pyramid (OpenLayers reads it natively) of the display rendering, built by libvips."""
+    from media_tools.tiles import build_tiles  # libvips: loaded by the worker that builds tiles
+
     image = _image(job)
     if not image.display:
         raise media_tools.MediaError(f"{image.original_name}: render the image before building tiles")
