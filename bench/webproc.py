@@ -17,6 +17,7 @@ import contextlib
 import http.client
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 # Run as a script, bench/ is first on the path: the server set-up is bench/marks.py's, shared.
-from marks import PYTHON, ROOT, _checkout, _env, _free_port, _serve
+from marks import PYTHON, ROOT, _checkout, _env, _free_port
 
 # Runs inside `manage.py shell` of the tree being measured: one annotator with a session, one scene.
 SETUP = """
@@ -55,15 +56,16 @@ get_resolver().url_patterns
 gc.collect()
 tracked = len(gc.get_objects())
 start = time.perf_counter(); gc.collect(); full = time.perf_counter() - start
-source = open("config/gunicorn.py").read()
-frozen = None
-if "gc.freeze()" in source:
-    gc.freeze()
-    start = time.perf_counter(); gc.collect(); frozen = time.perf_counter() - start
 heavy = sorted(m for m in ("cv2", "matplotlib", "rasterio", "pyvips", "scipy", "pandas", "statsmodels",
                            "sklearn", "torch", "pyarrow", "krippendorff", "datasets") if m in sys.modules)
-print(json.dumps({"tracked": tracked, "full_gc_s": full, "frozen_gc_s": frozen, "modules": len(sys.modules),
-                  "heavy": heavy, "preload": "preload_app = True" in source}))
+modules = len(sys.modules)
+gc.freeze()
+start = time.perf_counter(); gc.collect(); frozen = time.perf_counter() - start
+config = {}
+exec(open(sys.argv[1]).read(), config)  # the gunicorn settings the server ran with
+freezes = "gc.freeze()" in open("config/gunicorn.py").read()
+print(json.dumps({"tracked": tracked, "full_gc_s": full, "frozen_gc_s": frozen, "modules": modules,
+                  "heavy": heavy, "preload": bool(config.get("preload_app")), "freezes": freezes}))
 """
 
 
@@ -117,6 +119,20 @@ def _get(port: int, path: str, session: str) -> tuple[int, float]:
     return response.status, time.perf_counter() - start
 
 
+def _serve(tree: Tree, port: int) -> subprocess.Popen[bytes]:
+    cmd = [*PYTHON, "-m", "gunicorn", "-c", tree.config, "config.wsgi:application", "--bind", f"127.0.0.1:{port}"]
+    env = _env(tree.path, tree.data)
+    proc = subprocess.Popen(cmd, cwd=tree.path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120  # a preloading master binds only once it has loaded the application
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc
+        time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("gunicorn did not start")
+
+
 def _worker_count(tree: Path, data: Path) -> int:
     out = subprocess.run(
         [*PYTHON, "-c", "from config import env; print(env.WEB_CONCURRENCY)"],
@@ -134,6 +150,7 @@ class Tree:
     name: str
     path: Path
     data: Path
+    config: str = "config/gunicorn.py"  # relative to the tree, or absolute
     setup: dict[str, Any] = field(default_factory=dict)
     first_s: list[float] = field(default_factory=list)
     started: list[tuple[int, int]] = field(default_factory=list)  # (RSS, PSS) per worker
@@ -146,7 +163,7 @@ def _one_start(tree: Tree, requests: int) -> None:
     """Start the server, measure its settled workers, time its first request, send `requests`
     more to every page of the path, measure again, stop it."""
     port = _free_port()
-    server = _serve(tree.path, tree.data, port)
+    server = _serve(tree, port)
     try:
         pids = _settled(server.pid, _worker_count(tree.path, tree.data))
         started = [_memory(pid) for pid in pids]
@@ -193,7 +210,7 @@ for i in range(n):
 
 def _gc(tree: Tree) -> dict[str, Any]:
     out = subprocess.run(
-        [*PYTHON, "-c", GC_PROBE],
+        [*PYTHON, "-c", GC_PROBE, tree.config],
         cwd=tree.path,
         env=_env(tree.path, tree.data),
         check=True,
@@ -216,8 +233,13 @@ def _rows(tree: Tree) -> dict[str, float]:
         "server PSS, master + workers (MB)": (tree.master[1] + sum(p for _, p in tree.served)) / 1e6,
         "first request (s, median)": statistics.median(tree.first_s),
         "gc-tracked objects": float(tree.gc["tracked"]),
-        "full collection (ms)": tree.gc["full_gc_s"] * 1000,
-        "full collection, objects frozen (ms)": (tree.gc["frozen_gc_s"] or tree.gc["full_gc_s"]) * 1000,
+        "full collection, nothing frozen (ms)": tree.gc["full_gc_s"] * 1000,
+        # What a worker's full collection costs: the loaded objects are frozen only when the master
+        # loaded them and froze them before forking.
+        "full collection in a worker (ms)": (
+            tree.gc["frozen_gc_s"] if tree.gc["preload"] and tree.gc["freezes"] else tree.gc["full_gc_s"]
+        )
+        * 1000,
         "modules imported": float(tree.gc["modules"]),
     }
 
@@ -229,14 +251,15 @@ def _report(trees: list[Tree]) -> None:
             f"heavy libraries loaded: {', '.join(tree.gc['heavy']) or 'none'}"
         )
     rows = [_rows(t) for t in trees]
-    header = f"{'per worker (mean) unless said':<40}" + "".join(f"{t.name:>22}" for t in trees)
-    print(header + (f"{'after/before':>14}" if len(trees) == 2 else ""))
+    names = "".join(f"{f'{i}: {t.name}':>26}" for i, t in enumerate(trees, 1))
+    header = f"{'per worker (mean) unless said':<40}{names}"
+    print(header + "".join(f"{f'{i}/1':>14}" for i in range(2, len(trees) + 1)))
     for key in rows[0]:
         counted = key in ("gc-tracked objects", "modules imported")
-        spec = ">22,.0f" if counted else (">22.2f" if "(s" in key else ">22,.1f")
+        spec = ">26,.0f" if counted else (">26.2f" if "(s" in key else ">26,.1f")
         line = f"{key:<40}" + "".join(format(r[key], spec) for r in rows)
-        if len(trees) == 2 and rows[0][key]:
-            line += f"{rows[1][key] / rows[0][key]:>13.2f}x"
+        if len(trees) >= 2 and rows[0][key]:
+            line += "".join(f"{r[key] / rows[0][key]:>13.2f}x" for r in rows[1:])
         print(line)
 
 
@@ -244,10 +267,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--starts", type=int, default=3, help="server starts per tree (first request: median)")
     parser.add_argument("--requests", type=int, default=10, help="requests per client after the first")
+    parser.add_argument("--no-preload", action="store_true", help="also serve this tree with preload_app off")
     parser.add_argument("--before", help="a git revision to measure in the same run, e.g. the previous release")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="skymark-webproc-") as tmp:
         trees = [Tree("this tree", ROOT, Path(tmp) / "data-this")]
+        if args.no_preload:
+            # The same settings with preload off: what the lazy imports alone change.
+            config = Path(tmp) / "no-preload.py"
+            config.write_text('exec(open("config/gunicorn.py").read())\npreload_app = False\n')
+            trees.append(Tree("this tree, no preload", ROOT, Path(tmp) / "data-nopreload", str(config)))
         if args.before:
             before = _checkout(args.before, Path(tmp) / "tree")
             trees.insert(0, Tree(f"before ({args.before})", before, Path(tmp) / "data-before"))
