@@ -23,7 +23,6 @@ from tests.config.world import OWNERSHIP, World, build_world
 
 ANON, ANN, REV, ADJ, ADM = "anonymous", "annotator", "reviewer", "adjudicator", "admin"
 ROLES = (ANON, ANN, REV, ADJ, ADM)
-JUDGES = {REV, ADJ}
 
 # A rule: (role, ownership of the object in the path) -> allowed. Ownership is "own" for routes
 # without an object. Each mirrors the access module's stated rule (annotator/access/scopes.py).
@@ -43,8 +42,10 @@ def roles(*names: str) -> Rule:
 
 
 def scene(role: str, own: str) -> bool:
-    """Admins every scene, annotators their assignments, judges scenes with submitted items."""
-    return role == ADM or (role == ANN and own == "own") or (role in JUDGES and own != "unassigned")
+    """Admins every scene, annotators their assignments, reviewers the scenes of items assigned to
+    them (the own and other scenes), adjudicators those of items in adjudication (the other scene)."""
+    judge = (role == REV and own != "unassigned") or (role == ADJ and own == "other")
+    return role == ADM or (role == ANN and own == "own") or judge
 
 
 def annotate(role: str, own: str) -> bool:
@@ -53,11 +54,11 @@ def annotate(role: str, own: str) -> bool:
 
 
 def mark(role: str, own: str) -> bool:
-    """Admins every mark, annotators their own, judges marks of submitted items, except that a
-    reviewer does not see the marks of an item they must still answer blind (the reviewer has
-    answered the other annotator's item, not the annotator's)."""
-    judge = (role == ADJ and own != "unassigned") or (role == REV and own == "other")
-    return role == ADM or (role == ANN and own == "own") or judge
+    """Admins every mark, annotators their own, reviewers the marks of items assigned to them,
+    except those of an item they must still answer blind (the reviewer has answered the other
+    annotator's item, not the annotator's); adjudicators those of items in adjudication (the seeded
+    one has no marks)."""
+    return role == ADM or (role == ANN and own == "own") or (role == REV and own == "other")
 
 
 def item(role: str, own: str) -> bool:
@@ -75,8 +76,8 @@ def own_review(role: str, own: str) -> bool:
 
 
 def model_view(role: str, own: str) -> bool:
-    """Admins any, authors their own, reviewers the submitted items (all three are in review)."""
-    return role in {ADM, REV} or (role == ANN and own == "own")
+    """Admins any, authors their own, reviewers the items assigned to them (own and other's)."""
+    return role == ADM or (role == ANN and own == "own") or (role == REV and own != "unassigned")
 
 
 def own_work(role: str, own: str) -> bool:
@@ -312,7 +313,7 @@ def test_route_answers_each_role_as_its_rule_says(name: str, report: list[str]) 
                         continue
                     kind = "LEAK" if want == "deny" and got == "allow" else got.upper()
                     mismatches.append(f"{kind}: {method} {url} as {role} ({auth}, {own}) -> {response.status_code}")
-    print("\n".join(mismatches))
+    print("\n" + "\n".join(mismatches))
     assert not mismatches, "\n".join(mismatches)
 
 
