@@ -58,7 +58,7 @@ class ItemListApi(APIView):
     class ItemCompileInputSerializer(serializers.Serializer):
         task = serializers.ChoiceField(choices=Item.Task.choices)
         mark_ids = MarkIds
-        seed = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+        seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=INT64_MAX)
         active_seconds = _seconds()
 
     def get_permissions(self) -> list[Any]:
@@ -131,7 +131,7 @@ class SceneCompileAllApi(APIView):
     permission_classes = [IsAuthenticated, IsAnnotator]
 
     class CompileAllInputSerializer(serializers.Serializer):
-        seed = serializers.IntegerField(required=False, default=0, min_value=0)
+        seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=INT64_MAX)
         active_seconds = _seconds()
 
     @extend_schema(request=CompileAllInputSerializer, responses={201: CompileAllOutputSerializer})
@@ -208,7 +208,7 @@ class ItemReviseApi(APIView):
 
     class ItemReviseInputSerializer(serializers.Serializer):
         note = serializers.CharField(required=False, allow_blank=True, default="", max_length=1000)
-        seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, default=None)
+        seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=INT64_MAX, default=None)
         active_seconds = _seconds()
 
     @extend_schema(request=ItemReviseInputSerializer, responses=ItemOutputSerializer)

@@ -99,7 +99,8 @@ class CvaaTrainingListApi(APIView):
 
     class CvaaTrainingInputSerializer(serializers.Serializer):
         steps = serializers.IntegerField(min_value=1, max_value=1_000_000, default=2000)
-        seed = serializers.IntegerField(default=0)
+        # CvaaTraining.seed is a 32-bit column.
+        seed = serializers.IntegerField(default=0, min_value=-(2**31), max_value=2**31 - 1)
         preset = serializers.ChoiceField(choices=sorted(PRESETS), default="small")
         device = serializers.ChoiceField(choices=["", "cpu", "cuda"], default="", help_text="empty: the worker's")
         activate = serializers.BooleanField(default=True)

@@ -322,3 +322,14 @@ def test_active_time_comes_with_compile_submit_and_its_own_report(annotator: Any
     bad = client.post(f"/api/items/{item['id']}/effort/", {"seconds": -1}, format="json")
     assert bad.status_code == 400 and "seconds" in bad.json()
     assert Mark.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_ids_and_seeds_past_64_bits_in_a_form_body_are_refused_on_their_field(api, annotator) -> None:  # type: ignore[no-untyped-def]
+    # Given an annotator; when a form body (not read by the bounded JSON parser) carries huge numbers
+    big = str(2**64)
+    check = api(annotator).post("/api/items/check/", {"mark_ids": [big]})
+    compile_ = api(annotator).post("/api/items/", {"task": "target_visibility", "mark_ids": ["1"], "seed": big})
+    # then each is a 400 naming the field, not a database error
+    assert check.status_code == 400 and "mark_ids" in check.json()
+    assert compile_.status_code == 400 and "seed" in compile_.json()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotator.models import CvaaCheckpoint, CvaaPreview, MediaJob, TelemetrySample, TelemetryTrack
+from annotator.models import CvaaCheckpoint, CvaaPreview, CvaaTraining, MediaJob, TelemetrySample, TelemetryTrack
 from annotator.processing.cvaa.footprints import frame_footprint_record
 from media_tools.geo import GeoReference
 from tests.annotator.processing.cvaa.conftest import CROPS
@@ -135,3 +135,11 @@ def test_an_admin_uploads_a_checkpoint_which_becomes_active_and_previews_follow(
     # and only admins may upload or list
     assert api(annotator).post("/api/cvaa/checkpoints/", {"file": upload}).status_code == 403
     assert api(annotator).get("/api/cvaa/checkpoints/").status_code == 403
+
+
+def test_a_training_seed_past_the_32_bit_column_is_refused_on_its_field(api, admin) -> None:  # type: ignore[no-untyped-def]
+    # Given an admin; when a form body asks for a seed the 32-bit column cannot hold
+    response = api(admin).post("/api/cvaa/trainings/", {"seed": str(2**40)})
+    # then the field says so and no run is queued
+    assert response.status_code == 400 and "seed" in response.json()
+    assert not CvaaTraining.objects.exists()
