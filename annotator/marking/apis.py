@@ -29,7 +29,7 @@ class MarkInputSerializer(serializers.Serializer):
     label = serializers.CharField(max_length=64)  # type: ignore[assignment]
     time_start = serializers.FloatField(min_value=0)
     time_end = serializers.FloatField(required=False, allow_null=True, default=None)
-    vertex_times = serializers.ListField(child=serializers.FloatField(), required=False, default=list)
+    vertex_times = serializers.ListField(child=serializers.FloatField(), required=False, default=list, max_length=5_000)
     facts = serializers.DictField(required=False, default=dict)
 
 
@@ -86,7 +86,7 @@ class MarkDetailApi(APIView):
         label = serializers.CharField(max_length=64, required=False)  # type: ignore[assignment]
         time_start = serializers.FloatField(min_value=0, required=False)
         time_end = serializers.FloatField(required=False, allow_null=True)
-        vertex_times = serializers.ListField(child=serializers.FloatField(), required=False)
+        vertex_times = serializers.ListField(child=serializers.FloatField(), required=False, max_length=5_000)
         facts = serializers.DictField(required=False)
 
     class MarkDeleteInputSerializer(serializers.Serializer):

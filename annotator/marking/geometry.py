@@ -10,13 +10,26 @@ from shapely.geometry import LineString, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.validation import explain_validity
 
+# Far more than a person draws (a traced coastline is a few hundred); a 400,000-vertex polygon
+# was stored and copied into every item's provenance before this limit.
+MAX_VERTICES = 5_000
+
+
+def _number(v: Any) -> bool:
+    # JSON true/false arrive as Python bools, which are ints: not coordinates.
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _vertices(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise ValidationError({"geometry": "expected a list of [x, y] vertices"})
+    if len(value) > MAX_VERTICES:
+        raise ValidationError({"geometry": f"{len(value):,} vertices; a mark has at most {MAX_VERTICES:,}"})
+    return value
+
 
 def _xy(value: Any, field: str) -> tuple[float, float]:
-    if not (
-        isinstance(value, list | tuple)
-        and len(value) == 2
-        and all(isinstance(v, int | float) and math.isfinite(v) for v in value)
-    ):
+    if not (isinstance(value, list | tuple) and len(value) == 2 and all(_number(v) for v in value)):
         raise ValidationError({field: f"expected [x, y] in pixels, got {value!r}"})
     return float(value[0]), float(value[1])
 
@@ -42,7 +55,7 @@ def _point(geometry: dict[str, Any]) -> tuple[BaseGeometry, list[tuple[float, fl
 
 
 def _polyline(geometry: dict[str, Any]) -> tuple[BaseGeometry, list[tuple[float, float]]]:
-    pts = [_xy(p, "geometry") for p in _coords(geometry)]
+    pts = [_xy(p, "geometry") for p in _vertices(_coords(geometry))]
     if len(pts) < 2:
         raise ValidationError({"geometry": "a trajectory needs at least 2 vertices"})
     return LineString(pts), pts
@@ -52,7 +65,7 @@ def _polygon(geometry: dict[str, Any]) -> tuple[BaseGeometry, list[tuple[float, 
     rings = _coords(geometry)
     if not isinstance(rings, list) or len(rings) != 1:
         raise ValidationError({"geometry": "a region is one outer ring: [[[x, y], ...]] (no holes)"})
-    pts = [_xy(p, "geometry") for p in rings[0]]
+    pts = [_xy(p, "geometry") for p in _vertices(rings[0])]
     if len(pts) > 1 and pts[0] == pts[-1]:
         pts = pts[:-1]
     if len(set(pts)) < 3:
@@ -72,7 +85,7 @@ def _ellipse(geometry: dict[str, Any]) -> tuple[BaseGeometry, list[tuple[float, 
     if rx <= 0 or ry <= 0:
         raise ValidationError({"geometry": "ellipse radii must be positive"})
     rot = geometry.get("rotation", 0)
-    if not isinstance(rot, int | float) or not math.isfinite(rot):
+    if not _number(rot):
         raise ValidationError({"geometry": "ellipse rotation must be a number of degrees"})
     poly = ellipse_polygon(cx, cy, rx, ry, float(rot))
     return poly, list(poly.exterior.coords)

@@ -55,6 +55,9 @@ def _validate_times(
             raise ValidationError({"vertex_times": "give one time per vertex"})
         if any(b < a for a, b in pairwise(vertex_times)):
             raise ValidationError({"vertex_times": "vertex times must not go backwards"})
+        if vertex_times[0] < 0 or (duration is not None and vertex_times[-1] > duration + 1e-6):
+            end = f"{duration:.2f} s" if duration is not None else "the end"
+            raise ValidationError({"vertex_times": f"vertex times must lie between 0 s and {end} of the video"})
 
 
 @transaction.atomic

@@ -171,3 +171,31 @@ def test_an_open_ring_is_closed_for_storage_and_a_closed_one_kept() -> None:
     assert with_closed_rings("polygon", closed) == closed
     point = {"type": "Point", "coordinates": [3, 4]}
     assert with_closed_rings("point", point) is point
+
+
+@pytest.mark.parametrize(
+    ("kind", "geometry", "message"),
+    [
+        ("point", {"type": "Point", "coordinates": [True, 5]}, "expected [x, y] in pixels"),
+        ("polyline", {"type": "LineString", "coordinates": [[0, 0], [False, 1]]}, "expected [x, y] in pixels"),
+        (
+            "ellipse",
+            {"type": "Ellipse", "center": [50, 50], "radii": [5, 5], "rotation": True},
+            "ellipse rotation must be a number of degrees",
+        ),
+        (
+            "polygon",
+            {"type": "Polygon", "coordinates": [[[i % 100, (i * 7) % 100] for i in range(5_001)]]},
+            "5,001 vertices; a mark has at most 5,000",
+        ),
+        (
+            "polyline",
+            {"type": "LineString", "coordinates": [[i % 100, 3] for i in range(400_000)]},
+            "400,000 vertices; a mark has at most 5,000",
+        ),
+    ],
+)
+def test_booleans_and_huge_vertex_lists_are_refused(kind: str, geometry: dict, message: str) -> None:
+    with pytest.raises(ValidationError) as err:
+        validate_geometry(kind, geometry, width=200, height=200)
+    assert message in err.value.message_dict["geometry"][0]

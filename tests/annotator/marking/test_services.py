@@ -73,6 +73,11 @@ def test_trajectory_with_vertex_times(annotator) -> None:
             "vertex times must not go backwards",
         ),
         (
+            {"kind": "polyline", "geometry": TRACK, "time_end": None, "vertex_times": [0.0, 1.0, 1e308]},
+            "vertex_times",
+            "vertex times must lie between 0 s and 2.00 s of the video",
+        ),
+        (
             {"geometry": {"type": "Polygon", "coordinates": [[[0, 0], [250, 0], [0, 50]]]}},
             "geometry",
             "vertex 1 (250.0, 0.0) is outside the 200x100 px satellite image",
