@@ -38,6 +38,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.dispatch import Signal
+from django.http import Http404
 
 from annotator.compiling.reads import item_fingerprint, item_inputs_current, item_reads_changed
 from annotator.exceptions import Conflict
@@ -132,7 +133,10 @@ def _transition(*, item: Item, action: str, actor: Any, reason: str, fields: dic
 
 
 def _locked_item(item_id: int) -> Item:
-    return Item.objects.select_for_update().get(id=item_id)
+    item = Item.objects.select_for_update().filter(id=item_id).first()
+    if item is None:  # e.g. a draft that went with its mark, deleted by a request that won the race
+        raise Http404("this item no longer exists")
+    return item
 
 
 @transaction.atomic

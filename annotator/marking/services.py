@@ -11,6 +11,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
+from django.http import Http404
 from django.utils import timezone
 
 from annotator.compiling import lifecycle
@@ -111,9 +112,11 @@ def _video_duration(mark: Mark) -> float | None:
 
 
 def _write_missed(mark_id: int) -> Exception:
-    """Why a conditional write matched no row: the lock (409 with a sentence) or a newer version
-    (409 with the mark as it is now, so the page can offer keep-mine / take-theirs)."""
-    current = Mark.objects.select_related("satellite_image").get(id=mark_id)
+    """Why a conditional write matched no row: the lock (409 with a sentence), a newer version
+    (409 with the mark as it is now, so the page can offer keep-mine / take-theirs) or a delete (404)."""
+    current = Mark.objects.select_related("satellite_image").filter(id=mark_id).first()
+    if current is None:  # deleted by a request that won the race: nothing left to write to
+        return Http404("this mark was deleted")
     return Conflict(LOCKED_MESSAGE) if current.locked else StaleWrite(current)
 
 

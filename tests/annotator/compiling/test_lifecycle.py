@@ -225,3 +225,17 @@ def test_deleting_a_mark_drops_its_drafts_and_makes_rejected_items_stale(annotat
     mark_delete(mark=mark, version=1)
     assert not Item.objects.filter(id=draft.id).exists()
     assert Item.objects.get(id=rejected.id).stale
+
+
+def test_submitting_a_draft_whose_mark_was_just_deleted_is_not_found(annotator) -> None:
+    # given a draft read by a submit request while another request deletes its mark (the draft goes too)
+    from django.http import Http404
+
+    mark = MarkFactory(author=annotator, facts={"visible": True})
+    item = item_compile(user=annotator, task=Item.Task.TARGET_VISIBILITY, mark_ids=[mark.id])
+    mark_delete(mark=Mark.objects.get(id=mark.id), version=mark.version)
+    assert not Item.objects.filter(id=item.id).exists()
+
+    # then the submit is a 404 with a sentence, not a server error
+    with pytest.raises(Http404, match="this item no longer exists"):
+        lifecycle.item_submit(item=item, actor=annotator)

@@ -219,3 +219,19 @@ def test_items_of_other_marks_do_not_freeze_this_one(annotator) -> None:
 
     # then this mark still saves
     assert mark_update(mark=mark, version=1, changes={"label": "car"}).version == 2
+
+
+def test_a_write_that_lost_the_race_to_a_delete_is_not_found(annotator) -> None:
+    # given a mark read by one request and deleted by another before the first writes
+    from django.http import Http404
+
+    mark = MarkFactory(author=annotator)
+    read_before = Mark.objects.get(id=mark.id)
+    mark_delete(mark=Mark.objects.get(id=mark.id), version=1)
+
+    # then the late edit and the late delete are 404 (not a server error), and nothing reappears
+    with pytest.raises(Http404, match="this mark was deleted"):
+        mark_update(mark=read_before, version=1, changes={"label": "bus"})
+    with pytest.raises(Http404, match="this mark was deleted"):
+        mark_delete(mark=read_before, version=1)
+    assert not Mark.objects.filter(id=mark.id).exists()
