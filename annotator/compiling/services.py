@@ -216,8 +216,15 @@ def _effort(seconds: float) -> float:
 
 @transaction.atomic
 def item_effort_add(*, user: Any, item_id: int, seconds: float) -> Item:
-    """Add active time to one of the user's items (one UPDATE, so concurrent reports all count)."""
-    updated = Item.objects.filter(id=item_id, author=user).update(active_seconds=F("active_seconds") + _effort(seconds))
-    if not updated:
-        raise Http404("no such item")
+    """Add active time to one of the user's items (one UPDATE, so concurrent reports all count)
+    while the author still works on it: a draft, a rejected item, or one just submitted (the submit
+    reports its last seconds). Approved and released items are the benchmark's record: 409."""
+    mine = Item.objects.filter(id=item_id, author=user)
+    open_states = (Item.State.DRAFT, Item.State.REJECTED, Item.State.IN_REVIEW)
+    added = F("active_seconds") + _effort(seconds)
+    if not mine.filter(state__in=open_states).update(active_seconds=added):
+        item = mine.first()
+        if item is None:
+            raise Http404("no such item")
+        raise Conflict(f"this item is {item.get_state_display().lower()}: effort is recorded while it is worked on")
     return Item.objects.get(id=item_id)

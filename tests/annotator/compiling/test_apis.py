@@ -324,6 +324,17 @@ def test_active_time_comes_with_compile_submit_and_its_own_report(annotator: Any
     assert Mark.objects.count() == 1
 
 
+@pytest.mark.parametrize("state", [Item.State.APPROVED, Item.State.IN_ADJUDICATION])
+def test_effort_on_an_approved_or_judged_item_is_a_conflict(annotator: Any, api: Any, state: str) -> None:
+    from tests.factories import ItemFactory
+
+    item = ItemFactory(author=annotator, state=state)
+    answer = api(annotator).post(f"/api/items/{item.id}/effort/", {"seconds": 10}, format="json")
+    assert answer.status_code == 409
+    assert "effort is recorded while it is worked on" in answer.json()["detail"]
+    assert Item.objects.get(id=item.id).active_seconds == item.active_seconds
+
+
 @pytest.mark.django_db
 def test_ids_and_seeds_past_64_bits_in_a_form_body_are_refused_on_their_field(api, annotator) -> None:  # type: ignore[no-untyped-def]
     # Given an annotator; when a form body (not read by the bounded JSON parser) carries huge numbers
