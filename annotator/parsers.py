@@ -79,3 +79,12 @@ class BoundedJSONParser(JSONParser):
         if not _depth_ok(data):
             raise ParseError(f"JSON parse error - nested deeper than {MAX_DEPTH} levels")
         return data
+
+
+def query_id(text: str) -> int | None:
+    """An id from a query string: ASCII digits within 64 bits, else None ("²" is a digit to
+    str.isdigit() but not to int(), and 2**64 names no row)."""
+    if not (text.isascii() and text.isdigit()):
+        return None
+    number = int(text)
+    return number if number <= INT64_MAX else None

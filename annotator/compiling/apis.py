@@ -35,7 +35,7 @@ from annotator.compiling.services import (
 )
 from annotator.models import Item
 from annotator.pagination import Pages, paginate
-from annotator.parsers import INT64_MAX
+from annotator.parsers import INT64_MAX, query_id
 
 # Form and multipart bodies are not read by the bounded JSON parser: the id range is checked here.
 MarkIds = serializers.ListField(
@@ -78,11 +78,11 @@ class ItemListApi(APIView):
         if not (IsAdmin | IsAnnotator)().has_permission(request, self):
             self.permission_denied(request, message="reviewers see items through the review queue")
         scene_id = request.query_params.get("scene", "")
-        if scene_id and not scene_id.isdigit():
+        if scene_id and query_id(scene_id) is None:
             return Response({"scene": ["a scene id is a number"]}, status=status.HTTP_400_BAD_REQUEST)
         items = selectors.item_rows_for_user(
             user=request.user,
-            scene_id=int(scene_id) if scene_id else None,
+            scene_id=query_id(scene_id) if scene_id else None,
             open_only=request.query_params.get("open") == "1",
         )
         return paginate(request, items, ItemRowSerializer)

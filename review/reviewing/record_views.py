@@ -18,6 +18,7 @@ from annotator.access.roles import ADMIN, REVIEWER, user_roles
 from annotator.access.scopes import item_record_get
 from annotator.exceptions import Conflict
 from annotator.models import Item
+from annotator.parsers import query_id
 from review.audit.selectors import events_for_item
 from review.models import ReviewAssignment
 from review.reviewing import selectors
@@ -97,7 +98,7 @@ def item_assign_page(request: HttpRequest, item_id: int) -> HttpResponse:
     page_require(request, IsAdmin())
     item = get_object_or_404(Item, id=item_id)
     reviewer_id = request.POST.get("reviewer", "")
-    reviewer = get_user_model().objects.filter(id=reviewer_id).first() if reviewer_id.isdigit() else None
+    reviewer = get_user_model().objects.filter(id=reviewer_id).first() if query_id(reviewer_id) is not None else None
     try:
         if reviewer is None:
             raise ValidationError({"reviewer": "choose a reviewer"})

@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from annotator.access.permissions import IsReviewer, page_require
 from annotator.exceptions import Conflict
+from annotator.parsers import query_id
 from review.models import Review, ReviewAssignment
 from review.reviewing import selectors
 from review.reviewing.modelview import model_view_for
@@ -52,7 +53,7 @@ def review_next_page(request: HttpRequest) -> HttpResponse:
     """The next item in the reviewer's queue (after ?after=<id>), or the queue when it is empty."""
     page_require(request, IsReviewer())
     after = request.GET.get("after", "")
-    item = selectors.review_next(reviewer=request.user, after_item_id=int(after) if after.isdigit() else None)
+    item = selectors.review_next(reviewer=request.user, after_item_id=query_id(after))
     return redirect("review-item", item_id=item.id) if item else redirect("review-queue")
 
 
