@@ -19,6 +19,7 @@ from annotator.access.permissions import IsAdjudicator, IsAdmin, IsReviewer
 from annotator.access.scopes import blind_item_ids, item_record_get
 from annotator.models import Item
 from annotator.pagination import Pages, paginate
+from annotator.parsers import INT64_MAX
 from review.audit.selectors import events_for_item
 from review.models import Review, ReviewAssignment
 from review.reviewing import selectors
@@ -98,7 +99,9 @@ class VerdictInputSerializer(serializers.Serializer):
     decision = serializers.ChoiceField(choices=VERDICTS)
     # Codes are checked against the taxonomy (admins edit it) by the service.
     reasons = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list)
-    anchor_mark = serializers.IntegerField(required=False, allow_null=True, default=None)
+    anchor_mark = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=1, max_value=INT64_MAX
+    )
     anchor_time_s = _seconds_field()
 
 
@@ -138,8 +141,8 @@ class ReviewListApi(APIView):
     pagination_class = Pages
 
     class ReviewFilterSerializer(serializers.Serializer):
-        item = serializers.IntegerField(required=False)
-        reviewer = serializers.IntegerField(required=False)
+        item = serializers.IntegerField(required=False, min_value=1, max_value=INT64_MAX)
+        reviewer = serializers.IntegerField(required=False, min_value=1, max_value=INT64_MAX)
         gold = serializers.BooleanField(required=False, allow_null=True, default=None)
 
     @extend_schema(parameters=[ReviewFilterSerializer], responses=AdminReviewSerializer(many=True))
@@ -254,7 +257,7 @@ class AssignmentApi(APIView):
     permission_classes = [IsAuthenticated, IsAdmin]
 
     class ReviewAssignmentInputSerializer(serializers.Serializer):
-        reviewer = serializers.IntegerField()
+        reviewer = serializers.IntegerField(min_value=1, max_value=INT64_MAX)
 
     @extend_schema(request=ReviewAssignmentInputSerializer, responses={201: None})
     def post(self, request: Request, item_id: int) -> Response:

@@ -344,3 +344,10 @@ def test_ids_and_seeds_past_64_bits_in_a_form_body_are_refused_on_their_field(ap
     # then each is a 400 naming the field, not a database error
     assert check.status_code == 400 and "mark_ids" in check.json()
     assert compile_.status_code == 400 and "seed" in compile_.json()
+
+
+@pytest.mark.parametrize("scene", ["²", "٣", str(2**64), "-1", "1e3"])
+def test_a_scene_filter_that_is_no_id_is_a_field_error(annotator: Any, api: Any, scene: str) -> None:
+    answer = api(annotator).get("/api/items/", {"scene": scene})
+    assert answer.status_code == 400
+    assert answer.json() == {"scene": ["a scene id is a number"]}
