@@ -30,20 +30,25 @@ def _in_review_or_beyond(items: QuerySet[Item]) -> bool:
     return items.exclude(state=Item.State.DRAFT).exists()
 
 
-@admin.register(Mark)
-class MarkAdmin(admin.ModelAdmin):
-    """Marks change only through the marking services, which bump the version, stale the items
-    built on them and respect locks; the admin shows them read-only and deletes only marks that no
-    item in review, approved or released uses."""
-
-    list_display = ["id", "scene", "kind", "label", "author", "version", "locked"]
-    list_filter = ["kind", "locked"]
+class _ViewOnlyAdmin(admin.ModelAdmin):
+    """Rows that change only through their services (versions, locks, the lifecycle): the admin
+    lists and shows them, and deletes what each subclass allows."""
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(Mark)
+class MarkAdmin(_ViewOnlyAdmin):
+    """Marks change only through the marking services, which bump the version, stale the items
+    built on them and respect locks; the admin shows them read-only and deletes only marks that no
+    item in review, approved or released uses."""
+
+    list_display = ["id", "scene", "kind", "label", "author", "version", "locked"]
+    list_filter = ["kind", "locked"]
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         if obj is None:
@@ -69,18 +74,12 @@ class MediaJobAdmin(admin.ModelAdmin):
 
 
 @admin.register(Item)
-class ItemAdmin(admin.ModelAdmin):
+class ItemAdmin(_ViewOnlyAdmin):
     """Items change state only through the item lifecycle (annotator/compiling/lifecycle.py), and
     their keys and provenance only by compiling again: the admin shows them read-only."""
 
     list_display = ["id", "task", "scene", "author", "state", "stale", "active_seconds"]
     list_filter = ["task", "state", "stale"]
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Reviewed, approved and released items are the benchmark's record; only drafts may go.

@@ -23,24 +23,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.files.storage import default_storage
 from django.core.management import call_command
-from django.db import connection
 from rest_framework.test import APIClient
 
 from config.celery import app as celery_app
+from tests.workers import database_url
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 SARO = "videos/saro_roundabout_topdown_1080p_3fps.mp4"
-
-
-def _database_url() -> str:
-    """The URL of the database this test runs on (pytest-django's test database)."""
-    db = connection.settings_dict
-    if db["ENGINE"] in ("config.sqlite", "django.db.backends.sqlite3"):
-        return f"sqlite:///{Path(db['NAME']).resolve()}"
-    user = db.get("USER") or ""
-    auth = f"{user}:{db['PASSWORD']}@" if db.get("PASSWORD") else (f"{user}@" if user else "")
-    return f"postgres://{auth}{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
 
 
 @pytest.fixture
@@ -49,7 +39,7 @@ def worker(tmp_path: Path) -> Iterator[subprocess.Popen]:
     celery_app.control.purge()  # messages left by earlier runs name rows that do not exist here
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(),
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),
         "SECRET_KEY": "test",
         "CELERY_TASK_ALWAYS_EAGER": "0",
