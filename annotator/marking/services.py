@@ -148,8 +148,9 @@ def _relations_follow_copy(*, original_id: int, copy_id: int, item_ids: list[int
     locks are rewritten: a locked mark keeps what the items in review or approved read (its
     author states the relation to the copy again, which copies that mark in turn)."""
     keys = [key for key, spec in FACTS.items() if spec.kind == Kind.RELATION]
-    siblings = Mark.objects.filter(items__id__in=item_ids, locked=False).exclude(id=copy_id).distinct()
-    for mark in siblings.select_for_update():
+    # PostgreSQL refuses FOR UPDATE with DISTINCT: the join picks the ids, the lock reads the rows.
+    sibling_ids = Mark.objects.filter(items__id__in=item_ids, locked=False).exclude(id=copy_id).values("id")
+    for mark in Mark.objects.filter(id__in=sibling_ids).select_for_update():
         facts = dict(mark.facts or {})
         for key in keys:
             value = facts.get(key)
