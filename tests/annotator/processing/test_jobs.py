@@ -21,16 +21,18 @@ from annotator.processing.jobs import jobs_reclaim_lost, media_job_run
 from tests.factories import stored_files, tiny_video
 from tests.workers import Workers, wait_for, workers_fixture  # noqa: F401 (the `workers` fixture)
 
-CLIP_S, CLIP_FPS, KEYFRAME_FPS = 30, 10, 10
+# 600 keyframes at 1280x720: about 2-3 s of work on an idle machine, so the job is seen running and
+# killed half way whatever the load (30 s at 640x360 took 0.5 s when the machine was quiet).
+CLIP_S, CLIP_FPS, KEYFRAME_FPS = 60, 10, 10
 TERMINAL = ("succeeded", "failed", "skipped")
 
 
 @pytest.fixture(scope="module")
 def clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 30 s 640x360 test pattern: long enough to kill its keyframes job half way."""
+    """A 60 s 1280x720 test pattern: long enough to kill its keyframes job half way."""
     out = tmp_path_factory.mktemp("clip") / "pattern.mp4"
     subprocess.run(
-        ["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", f"testsrc=size=640x360:rate={CLIP_FPS}",
+        ["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", f"testsrc2=size=1280x720:rate={CLIP_FPS}",
          "-t", str(CLIP_S), "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast", str(out)],
         check=True, capture_output=True,
     )  # fmt: skip
@@ -54,7 +56,7 @@ def _scene_jobs_ended(scene_id: int) -> list[MediaJob] | None:
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_a_killed_workers_job_is_taken_up_again_and_succeeds_once(workers: Workers, clip: Path, admin) -> None:
-    # given a worker processing a freshly imported scene (keyframes at 10 fps: 300 frames)
+    # given a worker processing a freshly imported scene (keyframes at 10 fps: 600 frames)
     workers.env["KEYFRAME_FPS"] = str(KEYFRAME_FPS)
     first = workers.start_ready()
     scene = scene_import(spec=SceneSpec(name="killed", video=clip, satellite_from_keyframe_s=0.0), created_by=admin)
