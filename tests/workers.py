@@ -54,17 +54,26 @@ def redis_reachable(url: str) -> bool:
 
 @contextmanager
 def broker_of_this_process(url: str | None) -> Iterator[None]:
-    """Send this process's tasks through `url` (Redis) instead of the configured broker."""
-    if url is None:
+    """Send this process's tasks where the test's workers listen: Redis at `url` with this run's
+    key prefix, or (`url` None) the filesystem transport in the data folder, also when the suite
+    itself runs on Redis (CI), where this process would otherwise keep sending to Redis."""
+    from config import env
+    from config.settings.celery import filesystem_transport_options
+
+    if url is None and not env.REDIS_URL:
         yield
         return
     conf = celery_app.conf
     old = (conf.broker_url, conf.broker_transport_options)
-    conf.broker_url = url
-    conf.broker_transport_options = {
-        "visibility_timeout": settings.SKYMARK_LONGEST_TASK_S + 600,
-        "global_keyprefix": SESSION_PREFIX,
-    }
+    if url is None:
+        conf.broker_url = "filesystem://localhost//"
+        conf.broker_transport_options = filesystem_transport_options(env.BROKER_DIR)
+    else:
+        conf.broker_url = url
+        conf.broker_transport_options = {
+            "visibility_timeout": settings.SKYMARK_LONGEST_TASK_S + 600,
+            "global_keyprefix": SESSION_PREFIX,
+        }
     celery_app._after_fork()  # drop pooled connections to the old broker
     try:
         yield

@@ -7,7 +7,26 @@ renews while it runs, so another worker takes the job up again once the lease ru
 (config/celery.py), which also covers the filesystem transport, whose messages are gone once read.
 """
 
+from pathlib import Path
+
 from config import env
+
+
+def filesystem_transport_options(root: Path) -> dict:
+    """kombu's filesystem transport under `root` (the folders are made here); the test helpers
+    that point a process at the same folders as its workers use it too."""
+    queue, processed, control = root / "queue", root / "processed", root / "control"
+    for folder in (queue, processed, control):
+        folder.mkdir(parents=True, exist_ok=True)
+    return {
+        "data_folder_in": str(queue),
+        "data_folder_out": str(queue),
+        "processed_folder": str(processed),
+        "store_processed": False,
+        # Exchange bindings; kombu's default is ./control in the working directory.
+        "control_folder": str(control),
+    }
+
 
 # The longest time limit of any task (CVAA training, 6 h + its grace minute). Redis must not hand
 # an unacked message to a second worker while the first is still allowed to work on it.
@@ -29,20 +48,8 @@ if env.REDIS_URL:
     if env.BROKER_KEY_PREFIX:
         CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = env.BROKER_KEY_PREFIX
 else:
-    _queue_dir = env.BROKER_DIR / "queue"
-    _processed_dir = env.BROKER_DIR / "processed"
-    _control_dir = env.BROKER_DIR / "control"
-    for _d in (_queue_dir, _processed_dir, _control_dir):
-        _d.mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://localhost//"
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(_queue_dir),
-        "data_folder_out": str(_queue_dir),
-        "processed_folder": str(_processed_dir),
-        "store_processed": False,
-        # Exchange bindings; kombu's default is ./control in the working directory.
-        "control_folder": str(_control_dir),
-    }
+    CELERY_BROKER_TRANSPORT_OPTIONS = filesystem_transport_options(env.BROKER_DIR)
 
 # Job state lives in MediaJob rows, so no result backend is needed.
 CELERY_RESULT_BACKEND = None
