@@ -30,6 +30,7 @@ api = [
     # intake
     path("api/scenes/", intake_apis.SceneListApi.as_view(), name="api-scenes"),
     path("api/scenes/<int:scene_id>/", intake_apis.SceneDetailApi.as_view(), name="api-scene"),
+    path("api/scenes/telemetry-preview/", intake_apis.TelemetryPreviewApi.as_view(), name="api-telemetry-preview"),
     path(
         "api/scenes/<int:scene_id>/assignments/",
         intake_apis.SceneAssignmentsApi.as_view(),

@@ -17,7 +17,15 @@ if TYPE_CHECKING:
     from .images import ImageInfo, inspect_image
     from .probe import VideoInfo, probe_video
     from .proxy import make_proxy, proxy_reason
-    from .telemetry import TelemetrySample, read_csv_track, read_gpmf, read_srt_track, read_track
+    from .telemetry import (
+        TelemetrySample,
+        TrackPreview,
+        preview_csv_track,
+        read_csv_track,
+        read_gpmf,
+        read_srt_track,
+        read_track,
+    )
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
@@ -35,6 +43,8 @@ __getattr__, __dir__ = lazy_exports(
         "make_proxy": "proxy",
         "proxy_reason": "proxy",
         "TelemetrySample": "telemetry",
+        "TrackPreview": "telemetry",
+        "preview_csv_track": "telemetry",
         "read_csv_track": "telemetry",
         "read_gpmf": "telemetry",
         "read_srt_track": "telemetry",
@@ -48,6 +58,7 @@ __all__ = [
     "ImageInfo",
     "MediaError",
     "TelemetrySample",
+    "TrackPreview",
     "VideoInfo",
     "build_filmstrip",
     "extract_frame",
@@ -55,6 +66,7 @@ __all__ = [
     "keyframes",
     "make_poster",
     "make_proxy",
+    "preview_csv_track",
     "probe_video",
     "proxy_reason",
     "read_csv_track",

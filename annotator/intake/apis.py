@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -16,9 +17,10 @@ from rest_framework.views import APIView
 from annotator.access.permissions import IsAdmin
 from annotator.exceptions import Conflict
 from annotator.intake import selectors
+from annotator.intake.manifest import telemetry_columns
 from annotator.intake.serializers import SceneOutputSerializer
 from annotator.intake.services import assignment_create, scene_import
-from annotator.intake.uploads import scene_spec_from_uploads
+from annotator.intake.uploads import scene_spec_from_uploads, telemetry_preview
 from annotator.pagination import Pages, paginate
 from media_tools.geo import GeoReference
 
@@ -36,8 +38,27 @@ class SceneListApi(APIView):
         world_file = serializers.FileField(required=False)
         world_file_crs = serializers.CharField(required=False, allow_blank=True, max_length=64)
         telemetry = serializers.FileField(required=False, help_text="drone track: CSV or DJI SRT")
+        telemetry_columns = serializers.JSONField(
+            required=False,
+            default=dict,
+            help_text='CSV columns of the track\'s fields where the guess is wrong: {"height_m": "rel_alt_m"} '
+            '("" = the file has none); in a multipart body the same object as JSON text',
+        )
+        license = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
+        attribution = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000)
         description = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000)
         annotators = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+
+        def validate_telemetry_columns(self, value: Any) -> dict[str, str]:
+            if isinstance(value, str) and value.strip().startswith("{"):
+                try:
+                    value = json.loads(value)
+                except json.JSONDecodeError as exc:
+                    raise serializers.ValidationError(f"not JSON: {exc.msg}") from exc
+            try:
+                return telemetry_columns(value)
+            except ValueError as exc:
+                raise serializers.ValidationError(str(exc).removeprefix("telemetry_columns: ")) from exc
 
     def get_permissions(self) -> list[Any]:
         return [IsAuthenticated(), IsAdmin()] if self.request.method == "POST" else [IsAuthenticated()]
@@ -135,3 +156,29 @@ class SceneAssignmentsApi(APIView):
             return Response({"annotator": ["no user with this name"]}, status=status.HTTP_400_BAD_REQUEST)
         assignment = assignment_create(scene=scene, annotator=user, assigned_by=request.user)
         return Response(AssignmentOutputSerializer(assignment).data, status=status.HTTP_201_CREATED)
+
+
+class TelemetryPreviewApi(APIView):
+    """The first rows of a CSV track and the columns guessed for each field, so the upload form can
+    show them and let the admin name the right ones before anything is imported. Stores nothing."""
+
+    permission_classes = [IsAuthenticated, IsAdmin]
+
+    class TelemetryPreviewInputSerializer(serializers.Serializer):
+        telemetry = serializers.FileField(help_text="a CSV track")
+
+    class TelemetryPreviewOutputSerializer(serializers.Serializer):
+        header = serializers.ListField(child=serializers.CharField())
+        rows = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+        columns = serializers.DictField(child=serializers.CharField(), help_text="field -> guessed column")
+        fields = serializers.ListField(  # type: ignore[assignment]
+            child=serializers.DictField(), help_text="[{name, label, required}]"
+        )
+
+    @extend_schema(request=TelemetryPreviewInputSerializer, responses={200: TelemetryPreviewOutputSerializer})
+    def post(self, request: Request) -> Response:
+        data = self.TelemetryPreviewInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = data.validated_data["telemetry"]
+        preview = telemetry_preview(upload=upload)
+        return Response(self.TelemetryPreviewOutputSerializer(preview).data)

@@ -7,6 +7,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from annotator.access.roles import ANNOTATOR
+from annotator.intake.manifest import telemetry_columns
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -46,6 +47,19 @@ class SceneUploadForm(forms.Form):
     world_file = forms.FileField(required=False, help_text="Optional world file (.tfw, .pgw, .jgw, .wld)")
     world_file_crs = forms.CharField(required=False, max_length=64, help_text="CRS of the world file, e.g. EPSG:32631")
     telemetry = forms.FileField(required=False, help_text="Optional drone track: CSV (time_s, lat, lon ...) or DJI SRT")
+    # Filled by the page's column picker (static/js/upload): {"height_m": "rel_alt_m", ...}.
+    telemetry_columns = forms.CharField(
+        required=False,
+        max_length=2_000,
+        widget=forms.HiddenInput,
+        label="Telemetry columns",
+    )
+    license = forms.CharField(
+        required=False, max_length=200, help_text="Licence of the video and images, e.g. CC BY 4.0 (releases carry it)"
+    )
+    attribution = forms.CharField(
+        required=False, max_length=10_000, help_text="Who to credit, as the licence asks (releases carry it)"
+    )
     description = forms.CharField(required=False, max_length=10_000, widget=forms.Textarea(attrs={"rows": 2}))
     annotators = forms.ModelMultipleChoiceField(queryset=get_user_model().objects.none(), required=False)
 
@@ -62,6 +76,17 @@ class SceneUploadForm(forms.Form):
         if data.get("make_orthophoto") and data.get("use_keyframe"):
             self.add_error("make_orthophoto", "use the first frame as is or as an orthophoto, not both")
         return data
+
+    def clean_telemetry_columns(self) -> dict[str, str]:
+        text = self.cleaned_data["telemetry_columns"].strip()
+        if not text:
+            return {}
+        try:
+            return telemetry_columns(json.loads(text))
+        except json.JSONDecodeError as exc:
+            raise forms.ValidationError(f"not JSON: {exc.msg}") from exc
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc).removeprefix("telemetry_columns: ")) from exc
 
     def clean_corners(self) -> dict[str, Any] | None:
         text = self.cleaned_data["corners"].strip()

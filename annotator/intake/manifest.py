@@ -78,6 +78,21 @@ def _gcps(value: Any, where: _Where) -> list[list[float]] | None:
         raise ValueError(f"gcps: {exc}") from exc
 
 
+def telemetry_columns(value: Any) -> dict[str, str]:
+    """Columns named for a CSV track: an object {"height_m": "rel_alt_m", ...} (JSON manifests, the
+    API), or "height_m=rel_alt_m; heading_deg=gimbal_yaw_deg" in a CSV manifest's cell."""
+    if value in (None, ""):
+        return {}
+    if isinstance(value, str):
+        pairs = [p.partition("=") for p in _split(value)]
+        if any(not sep for _, sep, _ in pairs):
+            raise ValueError("telemetry_columns: expected field=column pairs separated by ';'")
+        value = {k.strip(): v.strip() for k, _, v in pairs}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ValueError('telemetry_columns: expected {"field": "column", ...} with text values')
+    return dict(value)
+
+
 def _spec(raw: dict[str, Any], where: _Where) -> SceneSpec:
     if not raw.get("name"):
         raise ValueError("name: missing")
@@ -102,6 +117,7 @@ def _spec(raw: dict[str, Any], where: _Where) -> SceneSpec:
         world_file=where.path(raw["world_file"], "world_file") if raw.get("world_file") else None,
         world_file_crs=str(raw.get("world_file_crs") or ""),
         telemetry=_existing(where, raw.get("telemetry"), "telemetry"),
+        telemetry_columns=telemetry_columns(raw.get("telemetry_columns")),
         description=str(raw.get("description") or ""),
         source_license=str(raw.get("license") or ""),
         source_attribution=str(raw.get("attribution") or ""),

@@ -46,8 +46,10 @@ class SceneSpec:
     orthophoto_from_keyframe_s: float | None = None
     world_file: Path | None = None
     world_file_crs: str = ""
-    # A drone track uploaded beside the video (CSV or DJI SRT).
+    # A drone track uploaded beside the video (CSV or DJI SRT), and the CSV columns named for its
+    # fields where the names are nobody's guess (field -> column, "" = not in the file).
     telemetry: Path | None = None
+    telemetry_columns: dict[str, str] = field(default_factory=dict)
     description: str = ""
     source_license: str = ""
     source_attribution: str = ""
@@ -64,6 +66,21 @@ class SceneSpec:
             if self.orthophoto_from_keyframe_s is not None
             else (self.satellite_from_keyframe_s)
         )
+
+
+def _telemetry_errors(spec: SceneSpec) -> dict[str, str]:
+    """The track must read with the columns named for it; a mapping needs a track to apply to."""
+    from media_tools.telemetry import ColumnError
+
+    if spec.telemetry is None:
+        return {"telemetry_columns": "no telemetry file to read these columns from"} if spec.telemetry_columns else {}
+    try:
+        media_tools.read_track(spec.telemetry, columns=spec.telemetry_columns)
+    except ColumnError as exc:
+        return {"telemetry_columns": _named(str(exc), spec.telemetry, spec.telemetry_name)}
+    except media_tools.MediaError as exc:
+        return {"telemetry": _named(str(exc), spec.telemetry, spec.telemetry_name)}
+    return {}
 
 
 def _validate_corners(corners: dict[str, Any] | None) -> dict[str, list[float]] | None:
@@ -180,11 +197,7 @@ def _validate(spec: SceneSpec) -> tuple[media_tools.VideoInfo, list[media_tools.
     errors.update(_georef_input_errors(spec))
     if not errors and images:
         errors.update(_georef_dry_run(spec, images))
-    if spec.telemetry is not None:
-        try:
-            media_tools.read_track(spec.telemetry)
-        except media_tools.MediaError as exc:
-            errors["telemetry"] = _named(str(exc), spec.telemetry, spec.telemetry_name)
+    errors.update(_telemetry_errors(spec))
     unknown = _unknown_annotators(spec.annotators)
     if unknown:
         errors["annotators"] = f"no annotator named {', '.join(unknown)}"
@@ -328,7 +341,9 @@ def _create_rows(spec: SceneSpec, images: list[_ImageIn], created_by: Any | None
         track_name = store_path(spec.telemetry, f"telemetry/{shown}")
         stored.append(track_name)
         source = TelemetryTrack.Source.SRT if shown.lower().endswith(".srt") else TelemetryTrack.Source.CSV
-        TelemetryTrack.objects.create(scene=scene, source=source, original=track_name)
+        TelemetryTrack.objects.create(
+            scene=scene, source=source, original=track_name, columns=dict(spec.telemetry_columns)
+        )
     User = get_user_model()  # noqa: N806
     for username in spec.annotators:
         assignment_create(scene=scene, annotator=User.objects.get(username=username), assigned_by=created_by)

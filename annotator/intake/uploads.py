@@ -68,8 +68,32 @@ def scene_spec_from_uploads(v: Mapping[str, Any]) -> Iterator[SceneSpec]:
             world_file_crs=v.get("world_file_crs") or "",
             telemetry=local.get("telemetry"),
             telemetry_name=v["telemetry"].name if v.get("telemetry") else None,
+            telemetry_columns=dict(v.get("telemetry_columns") or {}),
             description=v.get("description") or "",
+            source_license=v.get("license") or "",
+            source_attribution=v.get("attribution") or "",
             annotators=list(v.get("annotators") or []),
             video_name=v["video"].name,
             satellite_names=[f.name for f in satellite],
         )
+
+
+def telemetry_preview(*, upload: UploadedFile) -> dict[str, Any]:
+    """What preview_csv_track sees in an uploaded track, with the fields it can fill; a file that is
+    not a readable CSV is a field error on `telemetry`."""
+    from media_tools.telemetry import FIELDS, LABELS, REQUIRED, preview_csv_track
+
+    shown = upload.name or "track"
+    if not shown.lower().endswith(".csv"):
+        raise ValidationError({"telemetry": f"{shown}: columns can be named for a CSV track only"})
+    with uploads_on_disk([upload]) as [path]:
+        try:
+            preview = preview_csv_track(path)
+        except MediaError as exc:
+            raise ValidationError({"telemetry": str(exc).replace(path.name, shown)}) from exc
+    return {
+        "header": preview.header,
+        "rows": preview.rows,
+        "columns": preview.columns,
+        "fields": [{"name": f, "label": LABELS[f], "required": f in REQUIRED} for f in FIELDS],
+    }

@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 
 from annotator.access.permissions import IsAdmin, IsAnnotator, page_require
 from annotator.access.scopes import may_annotate
@@ -38,7 +39,10 @@ def scene_detail(request: HttpRequest, scene_id: int) -> HttpResponse:
 
 @login_required
 def scene_upload(request: HttpRequest) -> HttpResponse:
+    """The upload form. The page's script posts it in the background asking for JSON, so a refused
+    field keeps the chosen files (a page reload would drop them) and the upload shows progress."""
     page_require(request, IsAdmin())
+    wants_json = "application/json" in request.headers.get("Accept", "")
     form = SceneUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         v = dict(form.cleaned_data)
@@ -53,5 +57,9 @@ def scene_upload(request: HttpRequest) -> HttpResponse:
                 form.add_error(field if field in form.fields else None, errors)
         else:
             messages.success(request, f"Scene {scene.name} created; processing has started.")
+            if wants_json:
+                return JsonResponse({"redirect": reverse("scene-detail", args=[scene.id])}, status=201)
             return redirect("scene-detail", scene_id=scene.id)
+    if wants_json and request.method == "POST":
+        return JsonResponse({"errors": form.errors.get_json_data()}, status=400)
     return render(request, "annotator/scene_upload.html", {"form": form}, status=400 if form.errors else 200)

@@ -135,6 +135,9 @@ class TelemetryTrack(models.Model):
     scene = models.OneToOneField("annotator.Scene", on_delete=models.CASCADE, related_name="telemetry")
     source = models.CharField(max_length=8, choices=Source.choices)
     original = models.FileField(upload_to="telemetry/", max_length=300, blank=True)
+    # The CSV columns the admin named at import (field -> column, "" = not in the file); the rest
+    # are guessed from their names (media_tools.telemetry.tracks).
+    columns = models.JSONField(default=dict, blank=True)
     sample_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -147,7 +150,9 @@ class TelemetrySample(models.Model):
     time_s = models.FloatField()
     lat = models.FloatField()
     lon = models.FloatField()
+    # Above mean sea level (GPS); the height above take-off is what a footprint is drawn from.
     alt_m = models.FloatField(null=True, blank=True)
+    height_m = models.FloatField(null=True, blank=True)
     heading_deg = models.FloatField(null=True, blank=True)
     speed_mps = models.FloatField(null=True, blank=True)
 

@@ -57,7 +57,7 @@ class SceneTelemetryApi(APIView):
         samples = serializers.SerializerMethodField()
 
         def get_samples(self, track: TelemetryTrack) -> list[dict[str, Any]]:
-            fields = ("time_s", "lat", "lon", "alt_m", "heading_deg", "speed_mps")
+            fields = ("time_s", "lat", "lon", "height_m", "alt_m", "heading_deg", "speed_mps")
             return [{f: getattr(s, f) for f in fields} for s in track.samples.all()]
 
     @extend_schema(responses=OutputSerializer)

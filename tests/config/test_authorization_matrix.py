@@ -113,6 +113,7 @@ RULES: dict[str, Route] = {
     "api-token": api(post=public),
     "api-scenes": api(get=any_user, post=admin),
     "api-scene": api(get=scene),
+    "api-telemetry-preview": api(post=admin),
     "api-scene-assignments": api(get=admin, post=admin),
     "api-satellite-convert": api(get=scene),
     "api-scene-jobs": api(get=scene),

@@ -4,7 +4,7 @@
    with control points, or the frame used as the image) - exact, but only for that frame;
 2. `telemetry`: the drone's position, height and heading at the keyframe's time, through a pinhole
    camera (settings.SKYMARK_CVAA_CAMERA_*) onto a georeferenced image - as good as the GPS, the
-   altitude (taken as height above flat ground) and the assumed camera.
+   height above take-off (taken as height above flat ground) and the assumed camera.
 The CVAA retriever's own box is the fallback when neither exists (selectors.py adds it).
 Training uses the same footprints as real pairs, so one module decides what counts as known.
 """
@@ -27,7 +27,7 @@ from media_tools.geo import GeoReference
 SOURCE_LABELS = {
     FrameFootprint.Source.HOMOGRAPHY: "homography (control points)",
     FrameFootprint.Source.SAME_FRAME: "same frame as the image",
-    "telemetry": "telemetry (GPS, altitude, heading)",
+    "telemetry": "telemetry (GPS, height above take-off, heading)",
     "cvaa": "CVAA retrieval",
 }
 # A telemetry sample this far (s) from a keyframe still places it (tracks are sampled at 1-10 Hz).
@@ -73,8 +73,9 @@ def camera_for(video: Video) -> CameraModel | None:
 
 
 def _interpolate(samples: Sequence[TelemetrySample], times: list[float], t: float) -> tuple[float, ...] | None:
-    """(lat, lon, alt_m, heading_deg) at t, linear between the neighbouring samples (heading the short
-    way round); None outside the track, or where altitude or heading is missing."""
+    """(lat, lon, height_m, heading_deg) at t, linear between the neighbouring samples (heading the
+    short way round); None outside the track, or where the height above take-off or the heading is
+    missing (an altitude above sea level is no height above the ground)."""
     i = bisect.bisect_left(times, t)
     if i == 0 or i == len(times):
         near = samples[0] if i == 0 else samples[-1]
@@ -85,14 +86,14 @@ def _interpolate(samples: Sequence[TelemetrySample], times: list[float], t: floa
         a, b = samples[i - 1], samples[i]
         if min(t - a.time_s, b.time_s - t) > TELEMETRY_GAP_S:
             return None
-    if None in (a.alt_m, b.alt_m, a.heading_deg, b.heading_deg):
+    if None in (a.height_m, b.height_m, a.heading_deg, b.heading_deg):
         return None
     f = 0.0 if b.time_s == a.time_s else (t - a.time_s) / (b.time_s - a.time_s)
     turn = ((b.heading_deg or 0) - (a.heading_deg or 0) + 180) % 360 - 180
     return (
         a.lat + f * (b.lat - a.lat),
         a.lon + f * (b.lon - a.lon),
-        (a.alt_m or 0) + f * ((b.alt_m or 0) - (a.alt_m or 0)),
+        (a.height_m or 0) + f * ((b.height_m or 0) - (a.height_m or 0)),
         ((a.heading_deg or 0) + f * turn) % 360,
     )
 

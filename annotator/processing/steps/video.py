@@ -155,7 +155,7 @@ def telemetry_step(job: MediaJob, progress: ProgressFn) -> str:
     if uploaded:
         assert track is not None
         with local_copy(track.original.name or "") as path:
-            samples = media_tools.read_track(path)
+            samples = media_tools.read_track(path, columns=track.columns)
         source = track.source
     else:
         with local_copy(video.file.name or "") as path:
@@ -178,6 +178,7 @@ def telemetry_step(job: MediaJob, progress: ProgressFn) -> str:
                     lat=s.lat,
                     lon=s.lon,
                     alt_m=s.alt_m,
+                    height_m=s.height_m,
                     heading_deg=s.heading_deg,
                     speed_mps=s.speed_mps,
                 )
@@ -186,4 +187,8 @@ def telemetry_step(job: MediaJob, progress: ProgressFn) -> str:
             batch_size=1000,
         )
     span = f"{samples[0].time_s:.1f}–{samples[-1].time_s:.1f} s"
-    return f"{len(samples)} {TelemetryTrack.Source(source).label} samples over {span}"
+    found = f"{len(samples)} {TelemetryTrack.Source(source).label} samples over {span}"
+    if all(s.height_m is None for s in samples):
+        # Said where the admin looks: without it the map gets no telemetry footprint.
+        return f"{found}; no height above take-off, so no telemetry footprint (name its column at import)"
+    return found

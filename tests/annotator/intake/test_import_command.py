@@ -131,9 +131,13 @@ def test_demo_manifest_imports(settings) -> None:
     # when imported
     out, _ = _run(manifest)
 
-    # then both demo scenes exist: Saro with an orthophoto warped from its first frame by its six
-    # control points (larger than the frame: north-up bounding box), Kraklanda with its frame as is
-    assert out.splitlines()[-1] == "2 scene(s) created, 0 row(s) failed"
+    # then the three demo scenes exist: Saro with an orthophoto warped from its first frame by its six
+    # control points (larger than the frame: north-up bounding box), Kraklanda with its frame as is,
+    # Brighton Beach with an orthomosaic of its own and its flight log read with the named columns
+    assert out.splitlines()[-1] == "3 scene(s) created, 0 row(s) failed"
+    brighton = Scene.objects.get(name="Brighton Beach")
+    assert brighton.telemetry.columns == {"height_m": "rel_alt_m", "heading_deg": "gimbal_yaw_deg"}
+    assert (brighton.source_license, brighton.satellite_images.get().width) == ("BSD-2-Clause", 1865)
     saro, kraklanda = (
         Scene.objects.get(name=n).satellite_images.get() for n in ("Saro roundabout", "Kraklanda highway")
     )

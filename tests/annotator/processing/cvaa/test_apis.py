@@ -54,7 +54,7 @@ def test_a_known_footprint_is_preferred_and_labelled_with_its_source(api, annota
     lon, lat = ref.pixel_to_lonlat(150.0, 150.0)  # the drone 40 m above the image centre, heading north
     track = TelemetryTrack.objects.create(scene=previewed, source="csv", sample_count=2)
     for t in (0.0, 3.0):
-        TelemetrySample.objects.create(track=track, time_s=t, lat=lat, lon=lon, alt_m=40.0, heading_deg=0.0)
+        TelemetrySample.objects.create(track=track, time_s=t, lat=lat, lon=lon, height_m=40.0, heading_deg=0.0)
     client = api(annotator)
 
     # when it asks for 0 s and for 2 s

@@ -39,7 +39,7 @@ def test_train_cvaa_uses_every_source_the_platform_has_and_the_loss_falls(
     lon, lat = GeoReference.from_dict(image.georef).pixel_to_lonlat(200.0, 200.0)
     track = TelemetryTrack.objects.create(scene=rotterdam_scene, source="csv", sample_count=2)
     for t in (1.0, 3.0):
-        TelemetrySample.objects.create(track=track, time_s=t, lat=lat, lon=lon, alt_m=60.0, heading_deg=0.0)
+        TelemetrySample.objects.create(track=track, time_s=t, lat=lat, lon=lon, height_m=60.0, heading_deg=0.0)
     region = {"type": "Polygon", "coordinates": [[[150, 40], [270, 40], [270, 140], [150, 140]]]}
     mark = MarkFactory(scene=rotterdam_scene, author=annotator, geometry=region, time_start=1.0, time_end=None)
     ItemFactory(scene=rotterdam_scene, author=annotator, marks=[mark], state=Item.State.APPROVED)

@@ -1,76 +1,14 @@
-"""media_tools.telemetry: the GoPro Karma's GPMF track against the positions decoded independently
-(testdata SOURCES.md), and uploaded CSV and DJI SRT tracks with the mistakes people make in them."""
+"""media_tools.telemetry.tracks: uploaded CSV and DJI SRT tracks with the mistakes people make in
+them, and the columns an admin names when the guess is wrong."""
 
 from __future__ import annotations
 
 import csv
-import itertools
-import struct
 from pathlib import Path
 
 import pytest
 
-from media_tools import MediaError, probe_video, read_csv_track, read_gpmf, read_srt_track, read_track, telemetry
-from tests.factories import tiny_video
-
-KARMA = "gopro_karma_drone_coast.mp4"
-KARMA_POSITIONS = "gopro_karma_drone_coast_position.csv"
-
-
-# ---- GoPro GPMF ----------------------------------------------------------------------------------
-
-
-def test_gpmf_positions_match_the_independently_decoded_csv(testdata: Path) -> None:
-    # given the Karma flight and its 47 "Position" samples decoded by another parser
-    video = testdata / "videos" / KARMA
-    with (testdata / "videos" / KARMA_POSITIONS).open(newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    assert len(rows) == 47
-
-    # when the GPMF track is read
-    samples = read_gpmf(video)
-
-    # then there is one sample per decoded row, in the same order, with the same values
-    assert len(samples) == 47
-    for got, want in zip(samples, rows, strict=True):
-        assert got.lat == pytest.approx(float(want["latitude"]), abs=1e-7)
-        assert got.lon == pytest.approx(float(want["longitude"]), abs=1e-7)
-        assert got.alt_m == pytest.approx(float(want["alt_msl_m"]), abs=1e-3)
-        assert got.heading_deg == pytest.approx(float(want["heading_deg"]), abs=0.01)
-        ground_speed = (float(want["vx_m_s"]) ** 2 + float(want["vy_m_s"]) ** 2) ** 0.5
-        assert got.speed_mps == pytest.approx(ground_speed, abs=0.01)
-
-
-def test_gpmf_times_run_forward_inside_the_video(testdata: Path) -> None:
-    # given the Karma flight (12.08 s) / when its track is read
-    video = testdata / "videos" / KARMA
-    times = [s.time_s for s in read_gpmf(video)]
-
-    # then times are in video seconds: from 0, strictly increasing, never past the end
-    duration = probe_video(video).duration_s
-    assert times[0] == 0.0
-    assert all(a < b for a, b in itertools.pairwise(times))
-    assert min(times) >= 0.0 and max(times) <= duration
-    # and they are spaced as the drone sampled them (about 4 Hz), not bunched per packet
-    gaps = [b - a for a, b in itertools.pairwise(times)]
-    assert min(gaps) > 0.15 and max(gaps) < 0.35
-
-
-@pytest.mark.parametrize("name", ["intel_car_detection_topdown.mp4", None])
-def test_video_without_gpmf_has_no_track(testdata: Path, name: str | None) -> None:
-    # given a video with no GoPro metadata track (one with sound, one without)
-    video = testdata / "videos" / name if name else tiny_video()
-
-    # when / then
-    assert read_gpmf(video) == []
-
-
-def test_gpmf_of_a_file_that_is_not_a_video(tmp_path: Path) -> None:
-    notes = tmp_path / "notes.mp4"
-    notes.write_text("not a video")
-    with pytest.raises(MediaError, match=r"^notes\.mp4: "):
-        read_gpmf(notes)
-
+from media_tools import MediaError, preview_csv_track, read_csv_track, read_srt_track, read_track
 
 # ---- CSV tracks ----------------------------------------------------------------------------------
 
@@ -108,12 +46,14 @@ def test_the_brighton_frames_log_reads_as_a_track(testdata: Path) -> None:
     samples = read_csv_track(testdata / "brighton_beach" / "frames.csv")
     with (testdata / "brighton_beach" / "frames.csv").open(newline="") as fh:
         rows = list(csv.DictReader(fh))
-    # then every frame is a sample at its clip time, with the flight's yaw as the heading; the
-    # altitude above take-off is not mistaken for an altitude above sea level
+    # then every frame is a sample at its clip time, with the camera's (gimbal's) yaw as the heading
+    # and rel_alt_m as the height above take-off, never as an altitude above sea level
     assert len(samples) == len(rows) and samples[0].time_s == 0.0
-    assert (samples[1].lat, samples[1].lon, samples[1].heading_deg) == (
-        float(rows[1]["lat"]), float(rows[1]["lon"]), float(rows[1]["flight_yaw_deg"]))  # fmt: skip
+    assert (samples[1].lat, samples[1].lon, samples[1].heading_deg, samples[1].height_m) == (
+        float(rows[1]["lat"]), float(rows[1]["lon"]), float(rows[1]["gimbal_yaw_deg"]),
+        float(rows[1]["rel_alt_m"]))  # fmt: skip
     assert {s.alt_m for s in samples} == {None}
+    assert all(39 < (s.height_m or 0) < 41 for s in samples)
 
 
 def test_csv_with_byte_order_mark_and_optional_columns(tmp_path: Path) -> None:
@@ -173,7 +113,7 @@ def test_csv_without_a_required_column_lists_the_header(tmp_path: Path) -> None:
     # when read / then the message says what is missing and what the header has
     with pytest.raises(MediaError) as err:
         read_csv_track(path)
-    assert str(err.value) == "flight.csv: no column for lat, lon (have: seconds, y, x, alt)"
+    assert str(err.value) == "flight.csv: no column for latitude, longitude (have: seconds, y, x, alt)"
 
 
 def test_csv_with_only_a_header_or_not_text(tmp_path: Path) -> None:
@@ -303,43 +243,6 @@ def test_read_track_refuses_other_files_and_missing_ones(tmp_path: Path) -> None
         read_track(tmp_path / "gone.csv")
 
 
-# ---- GPMF payloads built here: the camera's own GPS5 stream ---------------------------------------
-
-
-def _klv(key: str, kind: str, size: int, body: bytes) -> bytes:
-    """One GPMF item: key, type, struct size, repeat, then the body padded to 32 bits."""
-    repeat = len(body) // size if size else 0
-    return key.encode() + struct.pack(">cBH", kind.encode(), size, repeat) + body + b"\0" * (-len(body) % 4)
-
-
-def _gps5_payload(rows: list[tuple[int, int, int, int, int]]) -> bytes:
-    scal = struct.pack(">5i", 10_000_000, 10_000_000, 1000, 1000, 100)
-    gps5 = b"".join(struct.pack(">5i", *r) for r in rows)
-    stream = _klv("STNM", "c", 1, b"GPS (Lat., Long., Alt., 2D speed, 3D speed)") + _klv("SCAL", "l", 4, scal)
-    strm = _klv("STRM", "\0", 1, stream + _klv("GPS5", "l", 20, gps5))
-    return _klv("DEVC", "\0", 1, _klv("DVNM", "c", 1, b"Camera") + strm)
-
-
-def test_gps5_stream_is_scaled_per_field_and_has_no_heading() -> None:
-    # given a HERO5-style payload: two GPS5 samples and a SCAL with one divisor per field
-    payload = _gps5_payload([(574844120, 120092010, 95500, 3250, 3300), (574844130, 120092020, 95600, 3260, 3310)])
-
-    # when parsed / then each row is (lat, lon, alt, heading, 2D speed), divided by its own scale
-    assert telemetry._samples_in(payload) == [
-        pytest.approx((57.484412, 12.009201, 95.5, None, 3.25)),
-        pytest.approx((57.484413, 12.009202, 95.6, None, 3.26)),
-    ]
-
-
-def test_cut_gpmf_payload_is_refused() -> None:
-    # given a payload whose last item claims more bytes than there are
-    payload = _gps5_payload([(574844120, 120092010, 95500, 3250, 3300)])[:-12]
-
-    # when parsed / then it says what is cut short (read_gpmf adds the file name and the time)
-    with pytest.raises(ValueError, match="cut short"):
-        telemetry._samples_in(payload)
-
-
 @pytest.mark.parametrize("value", ["nan", "inf"])
 def test_csv_time_that_is_not_a_number_of_seconds(tmp_path: Path, value: str) -> None:
     path = _write(tmp_path, "flight.csv", f"time_s,lat,lon\n{value},57.4,12\n")
@@ -361,3 +264,64 @@ def test_csv_position_off_the_globe_names_the_column_as_the_file_spells_it(
     with pytest.raises(MediaError) as err:
         read_csv_track(path)
     assert str(err.value).startswith(f"flight.csv: {message}")
+
+
+# ---- columns named by the admin -------------------------------------------------------------------
+
+
+def test_preview_shows_the_header_first_rows_and_the_guess(testdata: Path) -> None:
+    # given the Brighton log / when previewed for the upload form
+    preview = preview_csv_track(testdata / "brighton_beach" / "frames.csv", rows=3)
+
+    # then it has the header as spelled, three rows as text, and a guess for each field it can tell
+    assert preview.header[:3] == ["clip_time_s", "file", "capture_time"]
+    assert len(preview.rows) == 3 and preview.rows[0][0] == "0"
+    assert preview.columns == {
+        "time_s": "clip_time_s",
+        "lat": "lat",
+        "lon": "lon",
+        "height_m": "rel_alt_m",
+        "heading_deg": "gimbal_yaw_deg",
+    }
+
+
+def test_named_columns_override_the_guess_and_empty_means_none(tmp_path: Path) -> None:
+    # given a logger whose names are nobody's guess, and an "alt" that is really above take-off
+    path = _write(tmp_path, "log.csv", "clock,north,east,alt,yaw\n0,57.4,12.0,80,10\n1,57.5,12.1,81,11\n")
+
+    # when read with the admin's columns: "alt" is the height, and the yaw is not the camera's heading
+    samples = read_track(path, columns={"time_s": "clock", "lat": "north", "lon": "east", "height_m": "alt",
+                                        "heading_deg": ""})  # fmt: skip
+
+    # then the named columns are read, "alt" is not also guessed as sea level, and no heading is read
+    assert [(s.time_s, s.lat, s.lon, s.height_m, s.alt_m, s.heading_deg) for s in samples] == [
+        (0.0, 57.4, 12.0, 80.0, None, None),
+        (1.0, 57.5, 12.1, 81.0, None, None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("columns", "expected"),
+    [
+        ({"altitude": "alt"}, r"^log\.csv: unknown telemetry field altitude \(fields: time_s, lat, lon, "),
+        ({"height_m": "rel_alt"}, r"^log\.csv: no column 'rel_alt' for height above take-off \(m\) \(the file has: "),
+        ({"height_m": "alt", "alt_m": "alt"}, r"^log\.csv: column 'alt' is named for both height above take-off"),
+        ({"lat": ""}, r"^log\.csv: no column for latitude \(have: "),
+    ],
+)
+def test_wrong_named_columns_are_refused_with_the_field(tmp_path: Path, columns: dict, expected: str) -> None:
+    path = _write(tmp_path, "log.csv", "time_s,lat,lon,alt\n0,57.4,12.0,80\n")
+    with pytest.raises(MediaError, match=expected):
+        read_track(path, columns=columns)
+
+
+def test_columns_cannot_be_named_for_an_srt(tmp_path: Path) -> None:
+    path = _write(tmp_path, "flight.srt", "1\n00:00:00,000 --> 00:00:01,000\n[latitude: 57.4] [longitude: 12.0]\n")
+    with pytest.raises(MediaError, match="columns can be named for a CSV track only"):
+        read_track(path, columns={"height_m": "rel_alt"})
+
+
+def test_srt_keeps_height_above_take_off_apart_from_sea_level(tmp_path: Path) -> None:
+    text = "1\n00:00:00,000 --> 00:00:01,000\n[latitude: 57.4] [longitude: 12.0] [rel_alt: 39.8 abs_alt: 210.3]\n"
+    [sample] = read_srt_track(_write(tmp_path, "flight.srt", text))
+    assert (sample.height_m, sample.alt_m) == (39.8, 210.3)

@@ -1,4 +1,4 @@
-"""Drone telemetry over video time: GoPro GPMF in the file, or an uploaded CSV / DJI SRT track.
+"""GoPro GPMF telemetry in the video file.
 
 GPMF is a KLV stream (GoPro's open format, github.com/gopro/gpmf-parser): 4-char key, a type char,
 a struct size byte and a 16-bit repeat count, payload padded to 4 bytes, big-endian; type 0 nests.
@@ -8,9 +8,6 @@ over that stretch.
 
 from __future__ import annotations
 
-import csv
-import math
-import re
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,19 +16,9 @@ from typing import Any
 
 import ffmpeg
 
-from .errors import MediaError
-from .ffmpeg_run import FfmpegError, probe, require_file, run
-
-
-@dataclass(frozen=True)
-class TelemetrySample:
-    time_s: float
-    lat: float
-    lon: float
-    alt_m: float | None = None
-    heading_deg: float | None = None
-    speed_mps: float | None = None
-
+from ..errors import MediaError
+from ..ffmpeg_run import FfmpegError, probe, require_file, run
+from .samples import TelemetrySample
 
 # GPMF type chars -> struct codes (the ones position records use; q/Q fixed point are not needed here).
 _TYPES = {"b": "b", "B": "B", "s": "h", "S": "H", "l": "i", "L": "I", "f": "f", "d": "d", "j": "q", "J": "Q"}
@@ -95,12 +82,14 @@ def _scaled(rows: list[tuple[Any, ...]], scal: list[float]) -> list[list[float]]
     return [[v / (s or 1) for v, s in zip(r, scales, strict=False)] for r in rows]
 
 
-_Row = tuple[float, float, float | None, float | None, float | None]
+# (lat, lon, altitude MSL, height above take-off, heading, speed)
+_Row = tuple[float, float, float | None, float | None, float | None, float | None]
 
 
 def _samples_in(payload: bytes) -> list[_Row]:
-    """(lat, lon, alt, heading, speed) rows of a payload: the Karma's 'Position' (GLPI) when present,
-    else the camera's GPS5 (lat, lon, alt, 2D speed, 3D speed) or GPS9 (HERO11+: the same first five)."""
+    """_Row rows of a payload: the Karma's 'Position' (GLPI) when present, which has the height above
+    take-off; else the camera's GPS5 (lat, lon, alt, 2D speed, 3D speed) or GPS9 (HERO11+: the same
+    first five), which have no height above ground."""
     glpi: list[_Row] = []
     gps: list[_Row] = []
     for items in _walk(payload):
@@ -110,11 +99,11 @@ def _samples_in(payload: bytes) -> list[_Row]:
         if "GLPI" in by_key:
             for r in _scaled(_values(by_key["GLPI"], type_string), scal):
                 # time since boot, lat, lon, alt MSL, relative alt, vx, vy, vz, heading
-                glpi.append((r[1], r[2], r[3], r[8], (r[5] ** 2 + r[6] ** 2) ** 0.5))
+                glpi.append((r[1], r[2], r[3], r[4], r[8], (r[5] ** 2 + r[6] ** 2) ** 0.5))
         for key in ("GPS5", "GPS9"):
             if key in by_key:
                 for r in _scaled(_values(by_key[key], type_string), scal):
-                    gps.append((r[0], r[1], r[2], None, r[3]))
+                    gps.append((r[0], r[1], r[2], None, None, r[3]))
     return glpi or gps
 
 
@@ -170,128 +159,11 @@ def read_gpmf(video: Path, *, ffprobe_bin: str = "ffprobe", ffmpeg_bin: str = "f
             rows = _samples_in(payload)
         except (_GpmfError, struct.error) as exc:
             raise MediaError(f"{video.name}: the GPMF telemetry track is damaged at {start:.2f} s ({exc})") from exc
-        for k, (lat, lon, alt, heading, speed) in enumerate(rows):
+        for k, (lat, lon, alt, height, heading, speed) in enumerate(rows):
             t = start - video_start + duration * k / len(rows)
             if (lat == 0 and lon == 0) or t < 0:
                 continue
-            samples.append(TelemetrySample(round(t, 4), lat, lon, alt, heading, speed))
-    return sorted(samples, key=lambda s: s.time_s)
-
-
-# Accepted CSV header names (case-insensitive) for each field.
-_CSV_COLUMNS = {
-    # clip_time_s: per-frame logs of stills turned into a clip (e.g. one photo a second).
-    "time_s": ("time_s", "t", "seconds", "time", "video_time_s", "clip_time_s"),
-    "lat": ("lat", "latitude"),
-    "lon": ("lon", "lng", "long", "longitude"),
-    "alt_m": ("alt", "alt_m", "altitude", "altitude_m", "alt_msl_m"),
-    "heading_deg": ("heading", "heading_deg", "yaw", "yaw_deg", "flight_yaw_deg"),
-    "speed_mps": ("speed", "speed_mps", "speed_m_s"),
-}
-
-
-def _checked(
-    path: Path, where: str, sample: TelemetrySample, names: tuple[str, str] = ("latitude", "longitude")
-) -> TelemetrySample:
-    """Refuse a position off the globe or a time before the video, naming the place and the column."""
-    for name, value, limit in ((names[0], sample.lat, 90), (names[1], sample.lon, 180)):
-        if not -limit <= value <= limit:
-            raise MediaError(
-                f"{path.name}: {where}: {name} {value} is outside -{limit}..{limit}, so "
-                f"({sample.lat}, {sample.lon}) is not a WGS84 lat/lon"
+            samples.append(
+                TelemetrySample(round(t, 4), lat, lon, alt_m=alt, heading_deg=heading, speed_mps=speed, height_m=height)
             )
-    if not math.isfinite(sample.time_s):
-        raise MediaError(f"{path.name}: {where}: time {sample.time_s} is not a number of seconds")
-    if sample.time_s < 0:
-        raise MediaError(f"{path.name}: {where}: time {sample.time_s} s is before the video starts")
-    return sample
-
-
-def _finish(path: Path, samples: list[TelemetrySample]) -> list[TelemetrySample]:
-    if not samples:
-        raise MediaError(f"{path.name}: the track has no samples")
     return sorted(samples, key=lambda s: s.time_s)
-
-
-def _header_map(path: Path, header: list[str]) -> dict[str, str]:
-    lower = {h.strip().lower(): h for h in header}
-    found = {}
-    for field, names in _CSV_COLUMNS.items():
-        match = next((lower[n] for n in names if n in lower), None)
-        if match is not None:
-            found[field] = match
-    missing = [f for f in ("time_s", "lat", "lon") if f not in found]
-    if missing:
-        raise MediaError(f"{path.name}: no column for {', '.join(missing)} (have: {', '.join(header)})")
-    return found
-
-
-def read_csv_track(path: Path) -> list[TelemetrySample]:
-    """A CSV with time (s from the video start), lat, lon and optional alt, heading, speed."""
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as fh:
-            reader = csv.DictReader(fh)
-            columns = _header_map(path, list(reader.fieldnames or []))
-            samples = []
-            for line, row in enumerate(reader, 2):
-                values: dict[str, float | None] = {}
-                for field, column in columns.items():
-                    text = (row.get(column) or "").strip()
-                    if not text and field in ("time_s", "lat", "lon"):
-                        raise MediaError(f"{path.name}: line {line}: {column} is empty")
-                    try:
-                        values[field] = float(text) if text else None
-                    except ValueError:
-                        raise MediaError(f"{path.name}: line {line}: {column} {text!r} is not a number") from None
-                sample = TelemetrySample(**values)  # type: ignore[arg-type]
-                samples.append(_checked(path, f"line {line}", sample, (columns["lat"], columns["lon"])))
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise MediaError(f"{path.name}: not a readable CSV ({exc})") from exc
-    return _finish(path, samples)
-
-
-_SRT_TIME = re.compile(r"(\d+):(\d+):(\d+)[,.](\d+)\s*-->")
-# Some DJI firmware spells it "longtitude".
-_SRT_FIELD = re.compile(r"\[?(latitude|longt?itude|rel_alt|abs_alt|altitude)\s*[:=]\s*(-?[\d.]+)", re.IGNORECASE)
-_SRT_GPS = re.compile(r"GPS\s*\(\s*(-?[\d.]+)\s*,\s*(-?[\d.]+)\s*,\s*(-?[\d.]+)")
-
-
-def _srt_cue(path: Path, number: int, block: str) -> TelemetrySample | None:
-    when = _SRT_TIME.search(block)
-    if when is None:
-        return None
-    h, m, s, frac = when.groups()
-    t = int(h) * 3600 + int(m) * 60 + int(s) + int(frac) / 10 ** len(frac)
-    fields = {k.lower().replace("longtitude", "longitude"): float(v) for k, v in _SRT_FIELD.findall(block)}
-    if "latitude" in fields and "longitude" in fields:
-        alt = fields.get("abs_alt", fields.get("altitude", fields.get("rel_alt")))
-        return _checked(path, f"cue {number}", TelemetrySample(t, fields["latitude"], fields["longitude"], alt))
-    gps = _SRT_GPS.search(block)
-    if gps:  # older DJI firmware: GPS(lon, lat, alt)
-        lon, lat, alt = (float(v) for v in gps.groups())
-        return _checked(path, f"cue {number}", TelemetrySample(t, lat, lon, alt))
-    return None
-
-
-def read_srt_track(path: Path) -> list[TelemetrySample]:
-    """A DJI flight SRT: one cue per frame or second with [latitude: ..] [longitude: ..] [rel_alt: ..
-    abs_alt: ..], or GPS(lon, lat, alt) from older firmware. Cues without a position are skipped."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise MediaError(f"{path.name}: not a readable SRT ({exc})") from exc
-    blocks = [b for b in re.split(r"\n\s*\n", text.replace("\r\n", "\n")) if b.strip()]
-    samples = [s for n, b in enumerate(blocks, 1) if (s := _srt_cue(path, n, b)) is not None]
-    return _finish(path, samples)
-
-
-def read_track(path: Path) -> list[TelemetrySample]:
-    """An uploaded track by its suffix: .csv or .srt."""
-    if not path.is_file():
-        raise MediaError(f"{path.name}: file not found")
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        return read_csv_track(path)
-    if suffix == ".srt":
-        return read_srt_track(path)
-    raise MediaError(f"{path.name}: a telemetry track is a .csv or a DJI .srt file")
