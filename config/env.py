@@ -57,6 +57,12 @@ S3_ENDPOINT_URL: str = env.str("S3_ENDPOINT_URL", default="")
 S3_ACCESS_KEY_ID: str = env.str("S3_ACCESS_KEY_ID", default="")
 S3_SECRET_ACCESS_KEY: str = env.str("S3_SECRET_ACCESS_KEY", default="")
 S3_REGION: str = env.str("S3_REGION", default="us-east-1")
+# Signed URLs name the endpoint browsers reach, which may differ from the one servers use (inside
+# docker-compose the app reaches http://minio:9000, a browser http://localhost:9000). Empty = the same.
+S3_PUBLIC_ENDPOINT_URL: str = env.str("S3_PUBLIC_ENDPOINT_URL", default="")
+# How long a signed media URL works: long enough to watch a video through, short enough that a
+# copied link soon stops working.
+S3_URL_EXPIRE_S: int = env.int("S3_URL_EXPIRE_S", default=3600)
 
 FFMPEG_BIN: str = env.str("FFMPEG_BIN", default="ffmpeg")
 FFPROBE_BIN: str = env.str("FFPROBE_BIN", default="ffprobe")
