@@ -6,11 +6,13 @@ from __future__ import annotations
 import mimetypes
 import re
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, Any
 
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.http.response import HttpResponseBase
+from django.utils.cache import patch_cache_control
+from django.utils.http import content_disposition_header
 
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 CHUNK = 256 * 1024
@@ -42,14 +44,49 @@ def _parse_range(header: str, size: int) -> tuple[int, int] | None:
     return (start, end) if start <= end else None
 
 
-def serve_stored(request: HttpRequest, name: str | None, *, download_as: str | None = None) -> HttpResponseBase:
-    """Stream a stored file; honour `Range`; S3 storage answers with a short-lived signed URL."""
-    if not name or not default_storage.exists(name):
-        raise Http404("file missing from storage")
+def _on_local_disk(name: str) -> bool:
     try:
         default_storage.path(name)
     except NotImplementedError:
-        return HttpResponseRedirect(default_storage.url(name))
+        return False
+    return True
+
+
+def _signed_redirect(name: str, *, download_as: str | None, max_age: int | None) -> HttpResponseBase:
+    """A redirect to a signed URL of a private object. The browser may keep the redirect (and the
+    object's answer) for `max_age`, but never past half the signature's life."""
+    storage: Any = default_storage
+    params: dict[str, str] = {}
+    if download_as:
+        params["ResponseContentDisposition"] = content_disposition_header(True, download_as) or ""
+    keep = min(max_age or 0, int(getattr(storage, "querystring_expire", 0)) // 2)
+    if keep > 0:
+        params["ResponseCacheControl"] = f"private, max-age={keep}"
+    response = HttpResponseRedirect(storage.url(name, parameters=params) if params else storage.url(name))
+    if keep > 0:
+        patch_cache_control(response, private=True, max_age=keep)
+    else:
+        patch_cache_control(response, private=True, no_store=True)
+    return response
+
+
+def serve_stored(
+    request: HttpRequest, name: str | None, *, download_as: str | None = None, max_age: int | None = None
+) -> HttpResponseBase:
+    """Stream a stored file; honour `Range`; S3 storage answers with a redirect to a short-lived
+    signed URL (the object itself is private). `max_age`: browsers may keep the answer that long
+    (files that never change, such as tiles)."""
+    if not name or not default_storage.exists(name):
+        raise Http404("file missing from storage")
+    if not _on_local_disk(name):
+        return _signed_redirect(name, download_as=download_as, max_age=max_age)
+    response = _local(request, name, download_as=download_as)
+    if max_age:
+        patch_cache_control(response, private=True, max_age=max_age)
+    return response
+
+
+def _local(request: HttpRequest, name: str, *, download_as: str | None) -> HttpResponseBase:
     size = default_storage.size(name)
     content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
     header = request.headers.get("Range")

@@ -74,9 +74,8 @@ def satellite_tile(request: HttpRequest, image_id: int, tile_path: str) -> HttpR
     image = _image_for(request, image_id)
     if not image.tiles_prefix or ".." in tile_path.split("/") or tile_path.startswith("/"):
         raise Http404("no such tile")
-    response = serve_stored(request, f"{image.tiles_prefix}/{tile_path}")
-    response["Cache-Control"] = "private, max-age=86400"  # tiles of an image never change
-    return response
+    # The tiles of an image never change (a new pyramid gets a new prefix).
+    return serve_stored(request, f"{image.tiles_prefix}/{tile_path}", max_age=86400)
 
 
 @api_view(["GET"])
