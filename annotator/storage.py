@@ -59,7 +59,9 @@ def local_copy(name: str) -> Iterator[Path]:
 
 def store_tree(folder: Path, prefix: str, *, on_progress: Callable[[float], None] | None = None) -> int:
     """Copy every file under `folder` to storage under `prefix`, keeping relative paths exactly
-    (tile URLs are computed, so the storage must not pick other names). Returns the file count."""
+    (tile URLs are computed, so the storage must not pick other names). Returns the file count.
+    Raises FileExistsError when a name is taken; what was stored until then stays for the caller,
+    who removes the prefix."""
     files = sorted(p for p in folder.rglob("*") if p.is_file())
     try:
         root: Path | None = Path(default_storage.path(prefix))
@@ -75,7 +77,10 @@ def store_tree(folder: Path, prefix: str, *, on_progress: Callable[[float], None
     for n, path in enumerate(files, 1):
         name = f"{prefix}/{path.relative_to(folder).as_posix()}"
         with path.open("rb") as fh:
-            default_storage.save(name, File(fh, name=path.name))
+            stored = default_storage.save(name, File(fh, name=path.name))
+        if stored != name:  # the name was taken and storage picked another: nothing would find it
+            delete_quietly([stored])
+            raise FileExistsError(f"{name}: already in storage; the folder {prefix} was not empty")
         if on_progress and (n % 200 == 0 or n == len(files)):
             on_progress(n / len(files))
     return len(files)
