@@ -14,6 +14,9 @@ class AnnotatorConfig(AppConfig):
         # A model view goes with its item (a replaced draft, a draft whose mark was deleted), by
         # whichever path deletes it: its files must not outlive it in storage.
         post_delete.connect(model_view_files_delete, sender=ModelView, dispatch_uid="modelview-files")
+        from annotator import removal
+
+        removal.connect()
         # Losing (or gaining) a scene changes what images the annotator may load: cached answers go.
         post_save.connect(_assignment_changed, sender=Assignment, dispatch_uid="assignment-access")
         post_delete.connect(_assignment_changed, sender=Assignment, dispatch_uid="assignment-access-gone")
