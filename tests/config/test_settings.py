@@ -1,14 +1,19 @@
-"""Settings read from the environment: the embedded default finds its own key, and production
-settings pass `check --deploy` (each run in a fresh process, as `manage.py` would be)."""
+"""Settings read from the environment: the embedded default finds its own key, production
+settings pass `check --deploy`, the S3 variables docker-compose sets store in its bucket (each run
+in a fresh process, as `manage.py` would be)."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import yaml
 from django.conf import settings
+
+from tests.s3server import ACCESS_KEY, SECRET_KEY, S3Server, s3_server_fixture  # noqa: F401
 
 LONG_KEY = "k" * 20 + "-production-secret-key-0123456789abcdefghijklmnop"
 
@@ -60,3 +65,43 @@ def test_production_settings_from_the_environment_pass_check_deploy(tmp_path: Pa
     # ... and SKYMARK_HTTPS turns every transport setting on.
     assert secure.returncode == 0, secure.stderr + secure.stdout
     assert "no issues" in secure.stdout
+
+
+def test_the_s3_environment_docker_compose_sets_stores_in_its_bucket(tmp_path: Path, s3_server: S3Server) -> None:
+    # given the S3 variables docker-compose gives the app (each one read by config/env.py) ...
+    compose = yaml.safe_load((Path(settings.BASE_DIR) / "docker-compose.yml").read_text())
+    given = {k for k in compose["x-app"]["environment"] if k.startswith("S3_")}
+    needed = {"S3_BUCKET", "S3_ENDPOINT_URL", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_PUBLIC_ENDPOINT_URL"}
+    assert given == needed
+    read = set(re.findall(r"^(S3_\w+): ", (Path(settings.BASE_DIR) / "config" / "env.py").read_text(), re.M))
+    assert given <= read
+    # ... and the bucket minio-init creates, on a server started here
+    bucket = compose["x-app"]["environment"]["S3_BUCKET"]
+    assert f"local/{bucket}" in compose["services"]["minio-init"]["command"][0]
+    s3_server.client().create_bucket(Bucket=bucket)
+    public = s3_server.endpoint.replace("127.0.0.1", "localhost")
+    env = {
+        "SECRET_KEY": LONG_KEY,
+        "S3_BUCKET": bucket,
+        "S3_ENDPOINT_URL": s3_server.endpoint,
+        "S3_ACCESS_KEY_ID": ACCESS_KEY,
+        "S3_SECRET_ACCESS_KEY": SECRET_KEY,
+        "S3_PUBLIC_ENDPOINT_URL": public,
+        "S3_URL_EXPIRE_S": "120",
+    }
+    store = (
+        "from django.core.files.base import ContentFile; from django.core.files.storage import default_storage; "
+        "name = default_storage.save('probe/hello.txt', ContentFile(b'hello')); print(default_storage.url(name))"
+    )
+
+    # when a manage.py process started with them stores a file
+    done = _manage("shell", "-c", store, data_dir=tmp_path, **env)
+
+    # then the file is in the bucket, and its URL is signed for the public endpoint
+    assert done.returncode == 0, done.stderr
+    url = done.stdout.strip().splitlines()[-1]
+    assert url.startswith(f"{public}/{bucket}/probe/hello.txt?") and "X-Amz-Expires=120" in url
+    client = s3_server.client()
+    assert client.get_object(Bucket=bucket, Key="probe/hello.txt")["Body"].read() == b"hello"
+    client.delete_object(Bucket=bucket, Key="probe/hello.txt")
+    client.delete_bucket(Bucket=bucket)
