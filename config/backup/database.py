@@ -211,7 +211,9 @@ def _pg_run(args: list[str], db: Any) -> None:
         env["PGSSLMODE"] = sslmode
     done = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise BackupError(f"{Path(args[0]).name} failed: {done.stderr.strip()[-2000:]}")
+        tool = Path(args[0]).name
+        what = "the archive's database could not be loaded" if tool == "pg_restore" else f"{tool} failed"
+        raise BackupError(f"{what}: {done.stderr.strip()[-2000:]}")
 
 
 # ---- load and clear --------------------------------------------------------------------------
@@ -255,10 +257,11 @@ def _pg_clear() -> None:
 
 def database_load(*, dump: Path, manifest: dict[str, Any]) -> None:
     """Replace the live database with the archive's, all at once: SQLite's backup API writes every
-    page in one step; pg_restore runs in one transaction after the (empty) tables are dropped."""
+    page in one step; pg_restore runs in one transaction after the (empty) tables are dropped.
+    Raises BackupError when the archive's database cannot be loaded."""
     if vendor() == "postgresql":
         server = _pg_major(connection.pg_version)  # type: ignore[attr-defined]
-        tool = pg_tool("pg_restore", at_least=max(server, int(manifest.get("database", {}).get("pg_dump_major", 0))))
+        tool = pg_tool("pg_restore", at_least=max(server, int(manifest["database"].get("pg_dump_major", 0))))
         _pg_clear()
         args = [tool.path, "--single-transaction", "--exit-on-error", "--no-owner", "--no-privileges"]
         _pg_run([*args, f"--dbname={connection.settings_dict['NAME']}", str(dump)], connection)
@@ -268,7 +271,10 @@ def database_load(*, dump: Path, manifest: dict[str, Any]) -> None:
     source = sqlite3.connect(dump)
     target = sqlite3.connect(str(connection.settings_dict["NAME"]), timeout=60)
     try:
+        source.execute("PRAGMA quick_check").fetchall()  # a file that is not a database fails here
         source.backup(target)
+    except sqlite3.Error as exc:
+        raise BackupError(f"the archive's database could not be loaded: {exc}") from exc
     finally:
         target.close()
         source.close()
