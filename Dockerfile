@@ -3,8 +3,14 @@
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+# pg_dump/pg_restore (manage.py backup/restore) of the same major version as docker-compose's
+# PostgreSQL: an older pg_dump refuses a newer server, and Debian's own is 15, so the client comes from
+# the PostgreSQL project's apt repository (set up by Debian's postgresql-common, with its shipped key).
+ARG POSTGRES_CLIENT=16
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ffmpeg libvips42 \
+ && apt-get install -y --no-install-recommends ffmpeg libvips42 ca-certificates postgresql-common \
+ && /usr/share/postgresql-common/pgdg/apt.postgresql.org.sh -y \
+ && apt-get install -y --no-install-recommends postgresql-client-${POSTGRES_CLIENT} \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

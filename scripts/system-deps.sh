@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install the Debian packages Skymark needs when they are missing: ffmpeg, libvips and nodejs
-# (the front-end unit tests) always; for the tests also chromium (browser tests) and npm (tsc).
+# Install the Debian packages Skymark needs when they are missing: ffmpeg, libvips, nodejs (the
+# front-end unit tests) and postgresql-client (pg_dump/pg_restore for `manage.py backup`/`restore`)
+# always; for the tests also chromium (browser tests) and npm (tsc).
 # Usage: scripts/system-deps.sh [--with-browser]
 set -euo pipefail
 
@@ -10,6 +11,9 @@ command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1 || need+
 command -v vips >/dev/null 2>&1 || need+=(libvips42 libvips-tools)
 # node runs the unit tests of static/js (make jstest); the pages themselves need no Node.
 command -v node >/dev/null 2>&1 || need+=(nodejs)
+# backup/restore on PostgreSQL; they refuse a server newer than themselves, so match the server's
+# major version (postgresql-client-NN) when it is newer than this Debian's default.
+command -v pg_dump >/dev/null 2>&1 && command -v pg_restore >/dev/null 2>&1 || need+=(postgresql-client)
 if [[ "${1:-}" == "--with-browser" ]]; then
   [[ -x /usr/bin/chromium ]] || need+=(chromium)
   # npm installs the JSDoc typechecker (tsc) that `make test` runs over static/js.
