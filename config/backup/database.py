@@ -255,6 +255,15 @@ def _pg_clear() -> None:
             cursor.execute(f"DROP FUNCTION IF EXISTS {name} CASCADE")
 
 
+def database_load_check(*, manifest: dict[str, Any]) -> None:
+    """Refuse now, before anything is written, what database_load would refuse later: on PostgreSQL
+    a missing pg_restore, or one older than the server or than the pg_dump that made the archive."""
+    if vendor() == "postgresql":
+        connection.ensure_connection()
+        server = _pg_major(connection.pg_version)  # type: ignore[attr-defined]
+        pg_tool("pg_restore", at_least=max(server, int(manifest["database"].get("pg_dump_major", 0))))
+
+
 def database_load(*, dump: Path, manifest: dict[str, Any]) -> None:
     """Replace the live database with the archive's, all at once: SQLite's backup API writes every
     page in one step; pg_restore runs in one transaction after the (empty) tables are dropped.

@@ -16,6 +16,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+from django.core.files.storage import default_storage
 from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.loader import MigrationLoader
@@ -58,6 +59,7 @@ def backup_create(*, out: Path, progress: Progress = _no_progress) -> dict[str, 
     written later is at worst an extra file nothing references, and a file the snapshot references
     must be in the archive (checked: one deleted meanwhile fails the backup). The archive is written
     beside `out` and renamed into place when complete; nothing is left behind on failure."""
+    _check_outside_media(out)
     partial = out.with_name(f".{out.name}.partial")
     try:
         with tempfile.TemporaryDirectory(prefix="skymark-backup-") as tmp:
@@ -71,6 +73,16 @@ def backup_create(*, out: Path, progress: Progress = _no_progress) -> dict[str, 
     finally:
         partial.unlink(missing_ok=True)
     return manifest
+
+
+def _check_outside_media(out: Path) -> None:
+    """An archive written into a local media folder would be listed, and copied into itself."""
+    try:
+        root = Path(default_storage.path("")).resolve()
+    except NotImplementedError:  # a bucket: OUT is local, so never inside it
+        return
+    if out.resolve().is_relative_to(root):
+        raise BackupError(f"{out}: write the backup outside the media folder ({root})")
 
 
 def _manifest_start(info: dict[str, Any], facts: database.Facts) -> dict[str, Any]:
@@ -140,6 +152,7 @@ def backup_restore(*, archive: Path, force: bool = False, progress: Progress = _
         _check_compatible(manifest, archive)
         if not force:
             _check_empty()
+        database.database_load_check(manifest=manifest)
         total = sum(int(e["size"]) for e in manifest["media"]) + int(manifest["database"]["size"])
         with progress("verifying", total, "B") as step:
             archive_verify(tar, manifest, on_bytes=step)

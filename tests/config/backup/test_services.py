@@ -266,6 +266,13 @@ def test_backup_refuses_when_a_referenced_file_is_missing_and_leaves_no_archive(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_backup_refuses_to_write_into_the_media_folder(media_root: Path) -> None:
+    with pytest.raises(CommandError) as err:
+        call_command("backup", str(media_root / "backup.tar"))
+    assert "outside the media folder" in str(err.value)
+    assert list(media_root.iterdir()) == []
+
+
 def test_older_archive_is_migrated_forward_after_restore(tmp_path: Path, target: Instance) -> None:
     # given an instance one migration behind this code, with a user, backed up
     with separate_instance(tmp_path / "old") as old:
