@@ -15,14 +15,25 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
-from .errors import CheckpointError
+from .errors import CheckpointError, DeviceUnavailable
 
 if TYPE_CHECKING:
     from .baseline import SiftLocator
     from .checkpoint import Checkpoint, checkpoint_bytes, load_checkpoint, save_checkpoint
     from .config import CvaaConfig
-    from .encoder import CvaaEncoder
-    from .evaluate import HIT_IOU, EvalReport, compare, evaluate, hits, report_table
+    from .encoder import CvaaEncoder, available_devices, pick_device
+    from .evaluate import (
+        HIT_IOU,
+        EvalReport,
+        centre_errors,
+        compare,
+        evaluate,
+        footprint_size,
+        hits,
+        random_locator,
+        random_windows,
+        report_table,
+    )
     from .footprints import (
         CameraModel,
         footprint_from_georefs,
@@ -53,6 +64,10 @@ __getattr__, __dir__ = lazy_exports(
         "EvalReport": "evaluate",
         "compare": "evaluate",
         "evaluate": "evaluate",
+        "centre_errors": "evaluate",
+        "footprint_size": "evaluate",
+        "random_locator": "evaluate",
+        "random_windows": "evaluate",
         "hits": "evaluate",
         "report_table": "evaluate",
         "CameraModel": "footprints",
@@ -86,6 +101,8 @@ __getattr__, __dir__ = lazy_exports(
         "load_checkpoint": "checkpoint",
         "save_checkpoint": "checkpoint",
         "CvaaEncoder": "encoder",
+        "available_devices": "encoder",
+        "pick_device": "encoder",
         "CvaaModel": "model",
         "info_nce": "model",
         "TrainResult": "training",
@@ -102,6 +119,7 @@ __all__ = [
     "CvaaConfig",
     "CvaaEncoder",
     "CvaaModel",
+    "DeviceUnavailable",
     "EvalReport",
     "IndexStats",
     "Located",
@@ -117,23 +135,29 @@ __all__ = [
     "WindowSpec",
     "Windows",
     "as_rgb8",
+    "available_devices",
     "box_iou",
+    "centre_errors",
     "checkpoint_bytes",
     "compare",
     "evaluate",
     "footprint_from_georefs",
     "footprint_from_homography",
     "footprint_from_telemetry",
+    "footprint_size",
     "hits",
     "image_sha256",
     "info_nce",
     "load_checkpoint",
     "load_rgb",
     "make_windows",
+    "pick_device",
     "points_in_quad",
     "quad_area",
     "quad_bbox",
     "quad_up_angle",
+    "random_locator",
+    "random_windows",
     "report_table",
     "save_checkpoint",
     "train",

@@ -1,8 +1,8 @@
 """A loaded CVAA model on a device, turning images into embeddings. Imports torch.
 
-Picks CUDA when there is one, else the CPU; on CUDA the forward passes run under autocast (bfloat16
-where supported, else float16). Counts its work in `stats`, so callers and tests can tell a cached
-window index from a rebuilt one without timing anything.
+Picks CUDA when there is one, else the CPU; a device asked for that is not there raises DeviceUnavailable.
+On CUDA the forward passes run under autocast (bfloat16 where supported, else float16). Counts its work
+in `stats`, so callers and tests can tell a cached window index from a rebuilt one without timing anything.
 """
 
 from __future__ import annotations
@@ -17,15 +17,62 @@ import torch
 
 from .checkpoint import load_checkpoint, weights_sha256
 from .config import CvaaConfig
+from .errors import DeviceUnavailable
 from .model import CvaaModel
 from .views import prepare_frame
 
 
+def available_devices() -> list[str]:
+    """The torch devices this process can use: "cpu", then "cuda:0".. for each visible GPU, then "mps"."""
+    devices = ["cpu"]
+    if torch.cuda.is_available():
+        devices += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    if torch.backends.mps.is_available():
+        devices.append("mps")
+    return devices
+
+
 def pick_device(device: str | torch.device | None = None) -> torch.device:
-    """`device` as given, else CUDA when available, else the CPU."""
-    if device is not None:
-        return torch.device(device)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    """`device` as given ("cpu", "cuda", "cuda:1", "mps"), else CUDA when available, else the CPU.
+
+    Raises DeviceUnavailable naming the device and what is available when it cannot be used here: torch
+    itself only fails later, on the first tensor moved there, with an AssertionError about how it was
+    compiled, after the caller may have created rows or files."""
+    if device is None or device == "":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, ValueError):
+        raise DeviceUnavailable(
+            f"device {str(device)!r} is not a device name (cpu, cuda, cuda:N, mps); {_choices()}"
+        ) from None
+    reason = _unusable(dev)
+    if reason:
+        raise DeviceUnavailable(f"device {str(device)!r} is not available: {reason}; {_choices()}")
+    return dev
+
+
+def _unusable(dev: torch.device) -> str:
+    """Why `dev` cannot be used in this process, or "" when it can."""
+    if dev.type == "cpu":
+        return ""
+    if dev.type == "cuda":
+        if torch.version.cuda is None:
+            # The usual case in Docker: the image was built without --build-arg TORCH_INDEX=<a CUDA index>.
+            return f"this torch ({torch.__version__}) is built without CUDA"
+        if not torch.cuda.is_available():
+            return "torch has CUDA but sees no GPU (driver, container runtime or CUDA_VISIBLE_DEVICES)"
+        count = torch.cuda.device_count()
+        if dev.index is not None and dev.index >= count:
+            return f"there {'is' if count == 1 else 'are'} only {count} GPU{'' if count == 1 else 's'}"
+        return ""
+    if dev.type == "mps":
+        return "" if torch.backends.mps.is_available() else "Apple's Metal (MPS) is not available on this machine"
+    return f"{dev.type} devices are not supported by CVAA"
+
+
+def _choices() -> str:
+    return f"available here: {', '.join(available_devices())}"
 
 
 def autocast(device: torch.device) -> contextlib.AbstractContextManager[object]:

@@ -24,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--steps", type=int, default=2000, help="training steps (batches)")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--preset", choices=sorted(PRESETS), default="small", help="model size (tiny: tests)")
-        parser.add_argument("--device", default="", help="cpu or cuda (default: CUDA when there is one)")
+        parser.add_argument("--device", default="", help="cpu, cuda, cuda:N or mps (default: CUDA when there is one)")
         parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
         parser.add_argument("--out", type=Path, help="also write the checkpoint file here")
         parser.add_argument("--no-activate", action="store_true", help="keep the current checkpoint active")
@@ -33,6 +33,13 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["steps"] < 1:
             raise CommandError("--steps must be at least 1")
+        if opts["device"] and not opts["enqueue"]:  # an enqueued run trains on the gpu worker, not here
+            from media_tools.cvaa import DeviceUnavailable, pick_device  # imports torch
+
+            try:
+                pick_device(opts["device"])
+            except DeviceUnavailable as exc:
+                raise CommandError(f"--device: {exc}") from exc
         options = {"preset": opts["preset"], "device": opts["device"], "activate": not opts["no_activate"]}
         if opts["threads"]:
             options["threads"] = opts["threads"]

@@ -39,6 +39,7 @@ class EvalSet:
     image: np.ndarray  # the map, (H, W, 3) uint8
     pairs: list[Pair]
     note: str
+    metres_per_px: float  # the map's ground sampling distance, for centre errors in metres
 
 
 def _need(path: Path) -> Path:
@@ -71,7 +72,7 @@ def saro(testdata: Path, *, ffmpeg_bin: str = "ffmpeg") -> EvalSet:
             fit = georef_from_gcps(points, width=pixels.shape[1], height=pixels.shape[0])
             pairs.append(Pair(pixels, footprint_from_georefs(fit, ortho_ref)))
     note = f"{len(pairs)} frames after the first, per-frame control-point homography onto its orthophoto"
-    return EvalSet("saro", ortho, pairs, note)
+    return EvalSet("saro", ortho, pairs, note, ortho_ref.gsd_m())
 
 
 def brighton(testdata: Path) -> EvalSet:
@@ -88,7 +89,7 @@ def brighton(testdata: Path) -> EvalSet:
             frame = load_rgb(_need(folder / "frames" / row["file"].replace(".JPG", ".jpg")))
             pairs.append(Pair(frame, quad))
     note = f"{len(pairs)} photos, GPS + altitude + gimbal yaw footprints on the same flight's orthomosaic"
-    return EvalSet("brighton", load_rgb(ortho), pairs, note)
+    return EvalSet("brighton", load_rgb(ortho), pairs, note, ref.gsd_m())
 
 
 LOADERS = {"saro": saro, "brighton": brighton}

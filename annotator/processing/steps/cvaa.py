@@ -1,7 +1,8 @@
 """The `cvaa` job step: retrieval previews for every keyframe of a scene with the active model.
 
 With no active checkpoint the job ends `skipped` (not `failed`: nothing is wrong with the media) and
-says how to get one; making a checkpoint active puts every scene's preview job back in the queue."""
+says how to get one; making a checkpoint active puts every scene's preview job back in the queue. A worker
+whose CVAA_DEVICE it does not have (cuda on a CPU-only build) fails the job saying so."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from annotator.models import MediaJob, Scene
 from annotator.processing.cvaa.checkpoints import NO_MODEL, checkpoint_active
 from annotator.processing.cvaa.previews import previews_build
 from annotator.processing.jobs import JobSkipped, ProgressFn
+from media_tools import MediaError
+from media_tools.cvaa import DeviceUnavailable
 
 
 def previews_step(job: MediaJob, progress: ProgressFn) -> str:
@@ -19,4 +22,10 @@ def previews_step(job: MediaJob, progress: ProgressFn) -> str:
         raise JobSkipped(NO_MODEL)
     if not scene.video.keyframes.exists():
         raise JobSkipped("no keyframes to place yet: the keyframes job has not produced any")
-    return previews_build(scene=scene, checkpoint=checkpoint, progress=progress).summary(checkpoint)
+    try:
+        run = previews_build(scene=scene, checkpoint=checkpoint, progress=progress)
+    except DeviceUnavailable as exc:
+        # The worker's setting is wrong, not the media, and a retry would meet the same machine: the job
+        # fails (jobs.media_job_run fails on MediaError) with the reason instead of crashing and retrying.
+        raise MediaError(f"CVAA_DEVICE of this worker: {exc}") from exc
+    return run.summary(checkpoint)

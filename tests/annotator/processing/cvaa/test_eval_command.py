@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -21,15 +22,22 @@ def test_the_active_model_and_sift_are_scored_on_brighton_photos(testdata: Path,
     # when the first three Brighton photos are evaluated (GPS footprints on the orthomosaic)
     out = _eval(f"--testdata={testdata}", "--sets=brighton", "--limit=3")
 
-    # then both methods get a row with recall@1, recall@5 and mean IoU on the same 3 pairs
+    # then the model, chance on the same windows (expected and one seeded draw) and SIFT each get a row
+    # with recall@1, recall@5, mean IoU and the centre error in metres and footprints, on the same 3 pairs
     assert f"model {active_checkpoint.sha256[:12]} on cpu" in out
-    assert "brighton: 18 photos" in out and "map 1865x1085" in out
-    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith(("cvaa ", "sift "))}
-    assert set(rows) == {"cvaa", "sift"}
+    assert "brighton: 18 photos" in out and "map 1865x1085 at 0.09 m/px" in out
+    assert "a box hits at IoU >= 0.5 with the footprint's box" in out
+    assert re.search(r"424 windows; [0-3] of the 3 footprints have one at IoU >= 0.5", out)
+    methods = ("cvaa ", "random (expected) ", "random (seed 0) ", "sift ")
+    rows = {m.strip(): line for line in out.splitlines() for m in methods if line.startswith(m)}
+    assert list(rows) == [m.strip() for m in methods]
     for row in rows.values():
         assert "n=3" in row and "R@1 " in row and "R@5 " in row and "mIoU " in row
+        assert re.search(r"centre err \d+\.\d m = \d+\.\d\d footprint", row), row
     # and feature matching on photos of the same flight finds every one (the models' bar to reach)
     assert "R@1 1.00" in rows["sift"]
+    # while chance stays far below it at IoU 0.5
+    assert float(rows["random (expected)"].split("R@5 ")[1].split()[0]) < 0.5
 
 
 def test_without_a_model_or_with_an_unknown_set_it_says_what_is_wrong(testdata: Path, tmp_path: Path) -> None:
@@ -40,3 +48,13 @@ def test_without_a_model_or_with_an_unknown_set_it_says_what_is_wrong(testdata: 
     (tmp_path / "bad.pt").write_bytes(b"not torch")
     with pytest.raises(CommandError, match=r"bad\.pt: not a CVAA checkpoint"):
         _eval(f"--checkpoint={tmp_path / 'bad.pt'}")
+
+
+def test_a_device_this_machine_lacks_is_a_command_error(tmp_path: Path, tiny_bytes: bytes) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    (tmp_path / "tiny.pt").write_bytes(tiny_bytes)
+    with pytest.raises(CommandError, match=r"^device 'cuda' is not available: .*; available here: cpu$"):
+        _eval(f"--checkpoint={tmp_path / 'tiny.pt'}", "--device=cuda")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 
 from annotator.models import CvaaCheckpoint, CvaaPreview, MediaJob
 from annotator.processing.cvaa.checkpoints import checkpoint_activate, checkpoint_create
@@ -87,3 +88,20 @@ def test_a_damaged_checkpoint_file_fails_the_job_with_its_name_and_keeps_the_old
     assert job.state == MediaJob.State.FAILED
     assert job.error.startswith("other.pt: not a CVAA checkpoint (cannot be read")
     assert list(CvaaPreview.objects.values_list("id", flat=True)) == before
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_a_worker_set_to_a_device_it_lacks_fails_the_job_saying_so(
+    rotterdam_scene, active_checkpoint, run_previews, settings
+) -> None:
+    # given a worker configured for CUDA on a machine (or torch build) without it
+    settings.SKYMARK_CVAA_DEVICE = "cuda"
+
+    # when the job runs
+    job = run_previews(rotterdam_scene)
+
+    # then it fails, once, with the device and what the worker has, and no preview is written
+    assert job.state == MediaJob.State.FAILED
+    assert job.error.startswith("CVAA_DEVICE of this worker: device 'cuda' is not available: ")
+    assert job.error.endswith("available here: cpu")
+    assert not CvaaPreview.objects.exists()

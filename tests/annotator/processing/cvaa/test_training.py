@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from django.core.management import CommandError, call_command
 
 from annotator.models import CvaaCheckpoint, CvaaPreview, CvaaTraining, Item, MediaJob, TelemetrySample, TelemetryTrack
@@ -121,3 +122,26 @@ def test_a_training_job_trains_on_a_worker_and_the_previews_follow(
     assert CvaaPreview.objects.filter(checkpoint=run.checkpoint).count() == len(CROPS)
     listed = api(admin).get("/api/cvaa/trainings/").json()["results"]
     assert listed[0]["state"] == "succeeded" and listed[0]["detail"].startswith("best recall@1")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_a_device_this_machine_lacks_is_a_command_error_before_any_run_is_recorded(rotterdam_scene) -> None:
+    for device in ("cuda", "cuda:3", "mps"):
+        with pytest.raises(
+            CommandError, match=rf"^--device: device '{device}' is not available: .*available here: cpu"
+        ):
+            _train("--steps=2", f"--device={device}")
+    assert not CvaaTraining.objects.exists() and not CvaaCheckpoint.objects.exists()
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_a_queued_run_for_a_device_its_worker_lacks_fails_with_the_reason(
+    api, admin, rotterdam_scene, celery_eager, django_capture_on_commit_callbacks
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api(admin).post(
+            "/api/cvaa/trainings/", {"steps": 2, "preset": "tiny", "device": "cuda"}, format="json"
+        )
+    run = CvaaTraining.objects.get(id=response.json()["id"])
+    assert run.state == "failed" and run.checkpoint is None
+    assert run.error.startswith("device 'cuda' is not available: ") and run.error.endswith("available here: cpu")
