@@ -1,6 +1,11 @@
 # One image for web and workers. The GPU worker uses the same code; on a CUDA host, build with
-# --build-arg TORCH_INDEX=https://download.pytorch.org/whl/cu124 to get a CUDA build of PyTorch.
+# --build-arg TORCH_INDEX=https://download.pytorch.org/whl/cu124 to get a CUDA build of PyTorch
+# (docker-compose.yml does this for worker-gpu).
 FROM python:3.11-slim-bookworm
+
+# Where PyTorch comes from: by default the CPU-only wheels (no CUDA libraries, a far smaller image),
+# else one of PyTorch's CUDA indexes, which must carry the torch version pinned in pyproject.toml.
+ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 # pg_dump/pg_restore (manage.py backup/restore) of the same major version as docker-compose's
@@ -15,6 +20,12 @@ RUN apt-get update \
 
 WORKDIR /app
 COPY pyproject.toml ./
+# torch first, in a layer of its own (rebuilt only when pyproject.toml changes), from TORCH_INDEX alone
+# (PyPI's Linux torch is a CUDA build, and a second index could win with it), at pyproject's pin;
+# `pip install -e .` then finds that pin satisfied (2.13.0+cpu counts as 2.13.0).
+RUN TORCH_PIN="$(sed -n 's/^ *"torch==\([^"]*\)",$/\1/p' pyproject.toml)" \
+ && test -n "$TORCH_PIN" \
+ && pip install --index-url "$TORCH_INDEX" "torch==$TORCH_PIN"
 COPY config ./config
 COPY annotator ./annotator
 COPY review ./review
