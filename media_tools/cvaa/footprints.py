@@ -8,14 +8,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-from pyproj import Geod
 
 from ..errors import MediaError
-from ..geo import GeoReference
 
-_GEOD = Geod(ellps="WGS84")
+if TYPE_CHECKING:  # PROJ loads with the geodesy below: training and evaluation on arrays need none
+    from pyproj import Geod
+
+    from ..geo import GeoReference
+
+
+@lru_cache(maxsize=1)
+def _geod() -> Geod:
+    from pyproj import Geod
+
+    return Geod(ellps="WGS84")
 
 
 def frame_corners(width: float, height: float) -> np.ndarray:
@@ -97,7 +107,7 @@ def footprint_from_telemetry(
     azimuths = np.degrees(np.arctan2(offsets[:, 0], offsets[:, 1]))
     distances = np.hypot(offsets[:, 0], offsets[:, 1])
     # Geodesic steps from the nadir point keep true north, unlike adding metres in a UTM grid.
-    lons, lats, _ = _GEOD.fwd(np.full(4, lon), np.full(4, lat), azimuths, distances)
+    lons, lats, _ = _geod().fwd(np.full(4, lon), np.full(4, lat), azimuths, distances)
     x, y = sat_ref.lonlat_to_pixel(np.asarray(lons), np.asarray(lats))
     return np.column_stack([x, y])
 

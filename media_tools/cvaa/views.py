@@ -9,17 +9,13 @@ from __future__ import annotations
 import hashlib
 import math
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
-from rasterio.enums import ColorInterp
-from rasterio.errors import RasterioError
 
 from ..errors import MediaError
-from ..images import gdal_reason, open_raster
 from .windows import view_affine
-
-RGB_INTERP = (ColorInterp.red, ColorInterp.green, ColorInterp.blue)
 
 
 def as_rgb8(image: np.ndarray) -> np.ndarray:
@@ -46,6 +42,11 @@ def load_rgb(path: Path) -> np.ndarray:
     """An image file (TIFF/GeoTIFF, PNG, JPEG) as (H, W, 3) uint8 RGB; transparent pixels are black.
     A 4-band image without colour interpretation is read as Blue, Green, Red, NIR (SpaceNet's order).
     Raises MediaError naming the file when it cannot be read."""
+    # GDAL loads when a file is read: training and evaluation on arrays (a GPU machine) need no GDAL.
+    from rasterio.errors import RasterioError
+
+    from ..images import gdal_reason, open_raster
+
     try:
         with open_raster(path) as ds:
             interps = tuple(ds.colorinterp)
@@ -60,11 +61,14 @@ def load_rgb(path: Path) -> np.ndarray:
     return rgb
 
 
-def _rgb_bands(count: int, interps: tuple[ColorInterp, ...]) -> list[int]:
+def _rgb_bands(count: int, interps: tuple[Any, ...]) -> list[int]:
+    from rasterio.enums import ColorInterp
+
+    rgb = (ColorInterp.red, ColorInterp.green, ColorInterp.blue)
     if count < 3:
         return [1]
-    if all(c in interps for c in RGB_INTERP):
-        return [interps.index(c) + 1 for c in RGB_INTERP]
+    if all(c in interps for c in rgb):
+        return [interps.index(c) + 1 for c in rgb]
     return [3, 2, 1] if count == 4 else [1, 2, 3]
 
 
