@@ -31,6 +31,8 @@ class MarkInputSerializer(serializers.Serializer):
     time_end = serializers.FloatField(required=False, allow_null=True, default=None)
     vertex_times = serializers.ListField(child=serializers.FloatField(), required=False, default=list, max_length=5_000)
     facts = serializers.DictField(required=False, default=dict)
+    # Drawn by the client once per new mark and sent with every retry of the create (a UUID).
+    client_key = serializers.UUIDField(required=False, allow_null=True, default=None)
 
 
 def feature_to_input(body: Any) -> Any:
@@ -60,7 +62,7 @@ class SceneMarksApi(APIView):
             page.data = {"type": "FeatureCollection", "features": [mark_feature(m) for m in rows], **page.data}
         return page
 
-    @extend_schema(request=MarkInputSerializer, responses={201: MarkOutputSerializer})
+    @extend_schema(request=MarkInputSerializer, responses={201: MarkOutputSerializer, 200: MarkOutputSerializer})
     def post(self, request: Request, scene_id: int) -> Response:
         scene = scene_get(user=request.user, scene_id=scene_id)
         self.check_object_permissions(request, scene)
@@ -73,7 +75,9 @@ class SceneMarksApi(APIView):
                 {"satellite_image": ["this image does not belong to the scene"]}, status=status.HTTP_400_BAD_REQUEST
             )
         mark = mark_create(scene=scene, author=request.user, satellite_image=image, **v)
-        return Response(MarkOutputSerializer(mark).data, status=status.HTTP_201_CREATED)
+        # A retry of a create that was applied gets the mark it made, 200 instead of 201.
+        code = status.HTTP_200_OK if getattr(mark, "replayed", False) else status.HTTP_201_CREATED
+        return Response(MarkOutputSerializer(mark).data, status=code)
 
 
 class MarkDetailApi(APIView):

@@ -38,6 +38,7 @@ class MarkOutputSerializer(serializers.Serializer):
     copy_on_edit = serializers.SerializerMethodField()
     # The mark this one was copied from on write (null for marks drawn as such).
     copied_from = serializers.IntegerField(source="copied_from_id", allow_null=True)
+    client_key = serializers.UUIDField(allow_null=True)
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
     lonlat = serializers.SerializerMethodField()

@@ -5,11 +5,12 @@ annotator.access; what the lifecycle has locked is checked here, by the database
 
 from __future__ import annotations
 
+import uuid
 from itertools import pairwise
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.http import Http404
 from django.utils import timezone
@@ -74,8 +75,17 @@ def mark_create(
     time_end: float | None = None,
     vertex_times: list[float] | None = None,
     facts: dict[str, Any] | None = None,
+    client_key: uuid.UUID | None = None,
 ) -> Mark:
-    """Create a mark on one of the scene's satellite images."""
+    """Create a mark on one of the scene's satellite images.
+
+    `client_key`: drawn by the client for this mark and sent again with every retry of the create.
+    A key the author used before returns the mark it made (as it is now) instead of a second one;
+    `mark.replayed` tells which happened. The key names one create, so it cannot move to another scene."""
+    if client_key is not None:
+        earlier = _mark_of_key(author=author, client_key=client_key, scene=scene)
+        if earlier is not None:
+            return earlier
     if not scene.satellite_images.filter(id=satellite_image.id).exists():
         raise ValidationError({"satellite_image": "this image does not belong to the scene"})
     validate_geometry(kind, geometry, width=satellite_image.width, height=satellite_image.height)
@@ -89,18 +99,39 @@ def mark_create(
         duration=scene.video.duration_s,
     )
     facts = facts_clean(facts or {}, duration=scene.video.duration_s)
-    return Mark.objects.create(
-        scene=scene,
-        author=author,
-        satellite_image=satellite_image,
-        kind=kind,
-        geometry=geometry,
-        label=label_clean(label),
-        time_start=time_start,
-        time_end=time_end,
-        vertex_times=vertex_times or [],
-        facts=facts,
-    )
+    fields = {
+        "scene": scene,
+        "author": author,
+        "satellite_image": satellite_image,
+        "kind": kind,
+        "geometry": geometry,
+        "label": label_clean(label),
+        "time_start": time_start,
+        "time_end": time_end,
+        "vertex_times": vertex_times or [],
+        "facts": facts,
+        "client_key": client_key,
+    }
+    try:
+        with transaction.atomic():  # a savepoint: the unique key decides a race between two retries
+            mark = Mark.objects.create(**fields)
+    except IntegrityError:
+        earlier = _mark_of_key(author=author, client_key=client_key, scene=scene) if client_key else None
+        if earlier is None:
+            raise
+        return earlier
+    mark.replayed = False  # type: ignore[attr-defined]
+    return mark
+
+
+def _mark_of_key(*, author: Any, client_key: uuid.UUID, scene: Scene) -> Mark | None:
+    mark = Mark.objects.select_related("satellite_image").filter(author=author, client_key=client_key).first()
+    if mark is None:
+        return None
+    if mark.scene_id != scene.id:
+        raise ValidationError({"client_key": "this key was used for a mark on another scene; draw a new one"})
+    mark.replayed = True  # type: ignore[attr-defined]
+    return mark
 
 
 EDITABLE_FIELDS = ("geometry", "label", "time_start", "time_end", "vertex_times", "facts")

@@ -34,6 +34,9 @@ class Mark(models.Model):
     # Copy on write: the author edited a locked mark for the drafts and rejected items built on it;
     # they moved to this copy while the items in review or approved keep the original.
     copied_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="copies")
+    # A key the client draws for each new mark: a create sent again (its answer was lost) finds the
+    # mark the first one made instead of making a second (annotator.marking.services.mark_create).
+    client_key = models.UUIDField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -42,6 +45,9 @@ class Mark(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=Q(kind__in=["ellipse", "point", "polygon", "polyline"]), name="mark_kind_valid"
+            ),
+            models.UniqueConstraint(
+                fields=["author", "client_key"], condition=Q(client_key__isnull=False), name="mark_client_key_once"
             ),
             models.CheckConstraint(condition=Q(time_start__gte=0), name="mark_time_start_nonneg"),
             models.CheckConstraint(

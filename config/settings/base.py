@@ -55,6 +55,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "annotator.middleware.PathIdRangeMiddleware",
+    "annotator.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 

@@ -3,6 +3,8 @@ server, field errors, 409s, GeoJSON-like features, and list endpoints whose quer
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from annotator.models import Mark
@@ -137,6 +139,38 @@ def test_stale_write_is_a_409_with_the_current_mark(annotator, api) -> None:
     stale = client.patch(f"/api/marks/{mark.id}/", {"version": 1, "label": "bus"}, format="json")
     assert stale.status_code == 409
     assert (stale.json()["current"]["label"], stale.json()["current"]["version"]) == ("car", 2)
+
+
+def test_a_create_sent_again_with_its_client_key_makes_one_mark(annotator, other_annotator, api) -> None:
+    # given a create whose answer was lost: the client sends it again with the same key
+    scene = SceneFactory(annotators=[annotator, other_annotator])
+    key = str(uuid.uuid4())
+    first = api(annotator).post(f"/api/scenes/{scene.id}/marks/", _new_mark(scene, client_key=key), format="json")
+    again = api(annotator).post(f"/api/scenes/{scene.id}/marks/", _new_mark(scene, client_key=key), format="json")
+    # then the second answer is the first mark (200, not 201), and one row exists
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json()["id"] == first.json()["id"] and again.json()["client_key"] == key
+    assert list(Mark.objects.filter(client_key=key).values_list("id", flat=True)) == [first.json()["id"]]
+    # a key is the author's own: another annotator's equal key makes their own mark
+    theirs = api(other_annotator).post(
+        f"/api/scenes/{scene.id}/marks/", _new_mark(scene, client_key=key), format="json"
+    )
+    assert theirs.status_code == 201 and theirs.json()["id"] != first.json()["id"]
+    # and marks sent without a key stay independent
+    plain = [api(annotator).post(f"/api/scenes/{scene.id}/marks/", _new_mark(scene), format="json") for _ in range(2)]
+    assert [r.status_code for r in plain] == [201, 201] and plain[0].json()["id"] != plain[1].json()["id"]
+
+
+def test_a_client_key_used_on_another_scene_is_a_field_error(annotator, api) -> None:
+    one, two = SceneFactory(annotators=[annotator]), SceneFactory(annotators=[annotator])
+    key = str(uuid.uuid4())
+    assert (
+        api(annotator).post(f"/api/scenes/{one.id}/marks/", _new_mark(one, client_key=key), format="json").status_code
+        == 201
+    )
+    moved = api(annotator).post(f"/api/scenes/{two.id}/marks/", _new_mark(two, client_key=key), format="json")
+    assert moved.status_code == 400 and "another scene" in moved.json()["client_key"][0]
+    assert Mark.objects.filter(scene=two).count() == 0
 
 
 def test_marks_as_features_in_and_out(annotator, api) -> None:
