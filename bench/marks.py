@@ -74,10 +74,14 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _env(tree: Path, data: Path) -> dict[str, str]:
+def _env(tree: Path, data: Path, database_url: str = "") -> dict[str, str]:
+    """The embedded default (SQLite in `data`), or the database at `database_url`; never the
+    caller's DATABASE_URL / REDIS_URL."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(SKYMARK_DATA_DIR=str(data), DJANGO_DEBUG="0", PYTHONPATH=f"{tree}{os.pathsep}{SITE_PACKAGES}")
     env["SECRET_KEY"] = SECRET_KEY  # one per run: the server must accept the session set up before it
+    if database_url:
+        env["DATABASE_URL"] = database_url
     return env
 
 
@@ -90,7 +94,7 @@ def _prepare(tree: Path, data: Path) -> dict[str, Any]:
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def _serve(tree: Path, data: Path, port: int) -> subprocess.Popen[bytes]:
+def _serve(tree: Path, data: Path, port: int, database_url: str = "", log: Any = None) -> subprocess.Popen[bytes]:
     # The server as `make run` starts it (config/gunicorn.py of the tree being measured).
     cmd = [
         *PYTHON,
@@ -102,7 +106,8 @@ def _serve(tree: Path, data: Path, port: int) -> subprocess.Popen[bytes]:
         "--bind",
         f"127.0.0.1:{port}",
     ]
-    proc = subprocess.Popen(cmd, cwd=tree, env=_env(tree, data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = log if log is not None else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, cwd=tree, env=_env(tree, data, database_url), stdout=out, stderr=out)
     for _ in range(100):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()

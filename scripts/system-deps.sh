@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the Debian packages Skymark needs when they are missing: ffmpeg, libvips, nodejs (the
 # front-end unit tests) and postgresql-client (pg_dump/pg_restore for `manage.py backup`/`restore`)
-# always; for the tests also chromium (browser tests) and npm (tsc).
+# always; for the tests also chromium (browser tests), npm (tsc) and the PostgreSQL server programs
+# (the load test starts a private cluster of its own, bench/harness/pgcluster.py).
 # Usage: scripts/system-deps.sh [--with-browser]
 set -euo pipefail
 
@@ -18,6 +19,12 @@ if [[ "${1:-}" == "--with-browser" ]]; then
   [[ -x /usr/bin/chromium ]] || need+=(chromium)
   # npm installs the JSDoc typechecker (tsc) that `make test` runs over static/js.
   command -v npm >/dev/null 2>&1 || need+=(npm)
+  # initdb and pg_ctl: Debian keeps them off PATH, in /usr/lib/postgresql/<version>/bin.
+  pg_bin="$(pg_config --bindir 2>/dev/null || true)"
+  if ! [[ -x "$pg_bin/initdb" && -x "$pg_bin/pg_ctl" ]] && ! compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null \
+    && ! command -v pg_ctl >/dev/null 2>&1; then
+    need+=(postgresql)
+  fi
 fi
 [[ ${#need[@]} -eq 0 ]] && exit 0
 
