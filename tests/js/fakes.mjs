@@ -37,6 +37,8 @@ export class FakeServer {
     this.calls = [];
     /** status -> answer the next request with this error instead (one shot) */
     this.failNext = null;
+    /** status -> apply the next request, then answer it with this error: its answer is lost (one shot) */
+    this.loseNextAnswer = null;
     this.api = {
       get: (url) => this.handle("GET", url),
       post: (url, data) => this.handle("POST", url, data),
@@ -52,6 +54,14 @@ export class FakeServer {
   }
 
   async handle(method, url, data) {
+    const lost = this.loseNextAnswer;
+    this.loseNextAnswer = null;
+    const answer = await this.apply(method, url, data);
+    if (lost) throw new ApiError(lost.status, lost.body);
+    return answer;
+  }
+
+  async apply(method, url, data) {
     this.calls.push([method, url, data]);
     if (this.failNext) {
       const { status, body } = this.failNext;
@@ -62,6 +72,9 @@ export class FakeServer {
     const hit = /\/marks\/(-?\d+)\/$/.exec(path);
     if (!hit) {
       if (method === "GET") return [...this.marks.values()].map((m) => ({ ...m }));
+      // a create sent again with its key returns the mark the first one made
+      const earlier = data.client_key && [...this.marks.values()].find((m) => m.client_key === data.client_key);
+      if (earlier) return { ...earlier };
       const mark = { ...data, id: this.nextId++, version: 1 };
       this.marks.set(mark.id, mark);
       return { ...mark };

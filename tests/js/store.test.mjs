@@ -137,6 +137,25 @@ describe("MarkStore", () => {
     assert.deepEqual(events.at(-1), ["status", "saved", "All changes saved"]);
   });
 
+  it("sends a create whose answer was lost again with its key, and the server makes one mark", async () => {
+    const server = new FakeServer();
+    const { store, events } = await page(server);
+    const id = store.create(point(5));
+    // the server stores the mark, but the answer never arrives (the database restarted meanwhile)
+    server.loseNextAnswer = { status: 503, body: { detail: "The database cannot be reached for a moment" } };
+    await store.flush();
+    assert.equal(store.pendingCount, 1);
+    await store.flush();
+    await settle();
+    const posts = server.calls.filter((c) => c[0] === "POST");
+    assert.equal(posts.length, 2);
+    assert.match(posts[0][2].client_key, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(posts[1][2].client_key, posts[0][2].client_key);
+    assert.equal(server.marks.size, 1);
+    assert.equal(store.resolve(id), [...server.marks.keys()][0]);
+    assert.deepEqual(events.at(-1), ["status", "saved", "All changes saved"]);
+  });
+
   it("marks an edit the server refuses as invalid until the person changes it", async () => {
     const server = new FakeServer([onServer(10, 1, point(5))]);
     const { store, events } = await page(server);

@@ -63,6 +63,7 @@
  * @property {boolean} [copy_on_edit] locked, but the author's drafts or rejected items use it too: an
  *   edit is written to a copy they move to (the server answers with the copy, another id)
  * @property {number|null} [copied_from] the mark this one was copied from on write
+ * @property {string|null} [client_key] drawn by the page for the create, sent with every retry of it
  */
 
 /**

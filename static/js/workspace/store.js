@@ -33,6 +33,17 @@ export const FIELDS = ["geometry", "label", "time_start", "time_end", "vertex_ti
 /** @template T @param {T} v @returns {T} */
 const clone = (v) => JSON.parse(JSON.stringify(v));
 
+/** A random UUID (v4) for a new mark's create: sent with every retry of it, so a create whose answer
+ * was lost (the connection dropped, the database restarted) makes no second mark on the server.
+ * getRandomValues works on plain http too, where crypto.randomUUID is missing. */
+export function newClientKey() {
+  const b = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /**
  * @typedef {object} StoreOptions
  * @property {string} marksUrl the scene's marks (GET the list, POST a new one)
@@ -174,8 +185,8 @@ export class MarkStore {
     if (entry.op === "create") {
       const p = /** @type {Record<string, any>} */ (entry.payload);
       // A create that reached the server just before the page went away is already there: adopt it.
-      const twin = serverList.find((m) => m.kind === p.kind && m.label === p.label
-        && m.time_start === p.time_start && JSON.stringify(m.geometry) === JSON.stringify(p.geometry));
+      const twin = serverList.find((m) => (p.client_key && m.client_key === p.client_key) || (m.kind === p.kind
+        && m.label === p.label && m.time_start === p.time_start && JSON.stringify(m.geometry) === JSON.stringify(p.geometry)));
       if (twin) { this.aliases.set(entry.key, twin.id); return; }
       this.marks.set(entry.key, /** @type {Mark} */ ({ ...clone(p), id: entry.key, version: null }));
       this.queue.push(entry);
@@ -201,7 +212,8 @@ export class MarkStore {
   /** Add a mark; returns its (temporary, negative) id. @param {Record<string, any>} fields */
   create(fields) {
     const id = -(++this.seq);
-    const payload = clone(fields);
+    /** @type {Record<string, any>} */
+    const payload = { ...clone(fields), client_key: newClientKey() };
     this.marks.set(id, /** @type {Mark} */ ({ ...clone(payload), id, version: null }));
     this.add({ key: id, op: "create", payload });
     this.emit("change", id);
