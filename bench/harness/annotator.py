@@ -77,6 +77,8 @@ class Ledger:
     bare_503: int = 0  # 503s without Retry-After or a JSON sentence
     latencies: list[float] = field(default_factory=list)
     last_ack: float = 0.0
+    began: float = 0.0  # epoch s: this client's first and last moment of work
+    ended: float = 0.0
 
 
 class Annotator:
@@ -195,6 +197,7 @@ class Annotator:
 
     def run(self, start_at: float) -> Ledger:
         time.sleep(max(0.0, start_at - time.time()))
+        self.ledger.began = time.time()
         while time.time() < self.until and not self.ledger.in_doubt:
             if self.think:
                 time.sleep(self.rng.expovariate(1 / self.think))
@@ -206,6 +209,7 @@ class Annotator:
                 self.edit(self.rng.choice(mine))
             else:
                 self.delete(self.rng.choice(mine))
+        self.ledger.ended = time.time()
         return self.ledger
 
 
