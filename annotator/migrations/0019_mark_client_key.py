@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0017_job_workers_lost'),
+        ('annotator', '0018_telemetry_height_columns'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
