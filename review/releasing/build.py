@@ -1,6 +1,7 @@
 """Writing a release into a local folder from its frozen records: every format, the variants, the
-datasheet, the media, and a manifest with the sha256 and size of every file. No database access:
-the same records and media give the same bytes."""
+datasheet, the media (each distinct file once, by content: shelf.py), and a manifest with the
+sha256 and size of every file. The database is read only for the satellite images' valid areas
+that lettered drawings are cut to: the same records and media give the same bytes."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from typing import IO, Any
 
 from . import datasheet, drawing, splits
 from .formats import canonical, dumps, geo, tsv, variants, write_jsonl
+from .shelf import LocalSource, Shelf, relocate_media
 
 Progress = Callable[[float], None]
 OpenMedia = Callable[[str], IO[bytes]]
-BUILDER = "skymark-release/2"
+BUILDER = "skymark-release/3"
 
 
 def _sha256(path: Path) -> str:
@@ -35,6 +37,38 @@ def _licenses(scenes: list[dict[str, Any]]) -> list[str]:
     return [f"{lic}: {', '.join(sorted(names))}" for lic, names in sorted(by_license.items())]
 
 
+def _place_media(
+    root: Path, records: list[dict[str, Any]], sources: dict[str, Any], shelf: Shelf, progress: Progress
+) -> list[dict[str, Any]]:
+    """Every file the records (and their rotations) show, placed by content: stored ones linked or
+    copied, lettered ones drawn first. Returns the records with the release's paths."""
+    stored = sources.get("media", {})
+    work = root / ".drawn"
+    # Model views the freeze did not leave to copy: lettered anew, every lettered rotation, and the
+    # views of items whose job had not run (the build draws them rather than wait for the queue).
+    drawn = drawing.write(
+        work,
+        [*records, *(v for r in records for v in variants.rotated(r))],
+        copied=set(stored),
+        images=sources.get("drawn_on", {}),
+        open_media=shelf.open_media,
+        local_source=shelf.local_source,
+        cut_from=sources.get("cut_from", {}),
+    )
+    progress(0.3)
+    # One order for all (the records' names), so the same bytes always land under the same name.
+    names = sorted({*stored, *drawn})
+    for n, name in enumerate(names, 1):
+        if name in stored:
+            shelf.put_stored(name, stored[name])
+        else:
+            shelf.put_local(name, work / name)
+        if n % 500 == 0:
+            progress(0.3 + 0.3 * n / len(names))
+    shutil.rmtree(work, ignore_errors=True)
+    return [{**r, "media": relocate_media(r["media"], shelf.path)} for r in records]
+
+
 def write_release(
     root: Path,
     *,
@@ -43,49 +77,35 @@ def write_release(
     sources: dict[str, Any],
     meta: dict[str, Any],
     open_media: OpenMedia,
+    local_source: LocalSource = lambda _name: None,
     progress: Progress = lambda _f: None,
 ) -> dict[str, Any]:
     """Write everything under `root` (which must be empty) and return the manifest (also written
-    as manifest.json, the only file the manifest does not list)."""
-    records = sorted(records, key=lambda r: r["id"])
-    stored = sources.get("media", {})
-    # Lettered images the freeze did not leave to copy: reordered items and every rotation.
-    files = drawing.write(
-        root,
-        [*records, *(v for r in records for v in variants.rotated(r))],
-        copied=set(stored),
-        images=sources.get("drawn_on", {}),
-        open_media=open_media,
-    )
+    as manifest.json, the only file the manifest does not list). `local_source(name)`: a stored
+    file's path on this disk when it may be hard-linked into the release (else it is copied)."""
+    shelf = Shelf(root, open_media=open_media, local_source=local_source)
+    records = _place_media(root, sorted(records, key=lambda r: r["id"]), sources, shelf, progress)
 
     def read_media(path: str) -> bytes:
-        """For formats that embed images (Parquet, TSV): a copied file from storage, a drawn one
-        from the release folder."""
-        if path not in stored:
-            return (root / path).read_bytes()
-        with open_media(stored[path]) as fh:
-            return fh.read()
+        """For formats that embed images (Parquet, TSV): the placed file."""
+        return (root / path).read_bytes()
 
     licenses = _licenses(sources.get("scenes", []))
-    files += canonical.write(root, version=version, records=records, licenses=licenses, read_media=read_media)
+    files = canonical.write(root, version=version, records=records, licenses=licenses, read_media=read_media)
     tsv_dir = root / "vlmevalkit"
     files.append(tsv.write(tsv_dir / f"skymark-{version}.tsv", records, read_media))
     files.append(tsv.write(tsv_dir / f"skymark-{version}-tiny.tsv", [r for r in records if r["tiny"]], read_media))
-    files += variants.write(root, records)
+    files += variants.write(root, records, media_path=shelf.path)
     files += geo.write(root, records, sources.get("georefs", {}))
     human = sorted(sources.get("human", []), key=lambda h: (h["id"], h["reviewer"]))
     files.append(write_jsonl(root / "human_answers.jsonl", human))
-    progress(0.15)
+    progress(0.75)
     files += datasheet.write(root, version=version, records=records, sources=sources)
-    progress(0.3)
-    media = sorted(sources.get("media", {}).items())
-    for n, (path, stored) in enumerate(media, 1):
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open_media(stored) as src, target.open("wb") as dst:
-            shutil.copyfileobj(src, dst, 1 << 20)
-        files.append(target)
-        progress(0.3 + 0.6 * n / len(media))
+    progress(0.9)
+    listed = [
+        {"path": p.relative_to(root).as_posix(), "sha256": _sha256(p), "bytes": p.stat().st_size} for p in set(files)
+    ]
+    listed += [{"path": m.path, "sha256": m.sha256, "bytes": m.size} for m in shelf.files()]
     manifest = {
         "version": version,
         "builder": BUILDER,
@@ -102,10 +122,7 @@ def write_release(
         "held_back": sorted(sources.get("held_back", []), key=lambda h: h["id"]),
         **splits.report(records, test_share=sources.get("splits", {}).get("test_share", splits.TEST_SHARE)),
         **meta,
-        "files": [
-            {"path": p.relative_to(root).as_posix(), "sha256": _sha256(p), "bytes": p.stat().st_size}
-            for p in sorted(set(files), key=lambda p: p.relative_to(root).as_posix())
-        ],
+        "files": sorted({f["path"]: f for f in listed}.values(), key=lambda f: str(f["path"])),
     }
     (root / "manifest.json").write_bytes(dumps(manifest) + b"\n")
     progress(1.0)

@@ -62,6 +62,15 @@ def _scratch(release_id: int, version: str) -> Iterator[Path]:
         shutil.rmtree(home, ignore_errors=True)
 
 
+def stored_on_disk(name: str) -> Path | None:
+    """A stored file's path when storage is a local disk: the build hard-links it into the release
+    (stored media are never rewritten in place, so a link shares nothing that changes)."""
+    try:
+        return Path(default_storage.path(name))
+    except NotImplementedError:
+        return None
+
+
 def _claim(release_id: int) -> Release | None:
     """Take the build unless it is not building any more or a live worker holds it."""
     with transaction.atomic():
@@ -109,6 +118,7 @@ def release_run(*, release_id: int, progress: Callable[[float], None] | None = N
                 sources=release.sources,
                 meta=meta,
                 open_media=lambda name: default_storage.open(name, "rb"),
+                local_source=stored_on_disk,
                 progress=report,
             )
             delete_tree_quietly(prefix)  # whatever an earlier, failed attempt left

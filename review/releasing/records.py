@@ -30,8 +30,9 @@ class ReleaseInputs:
     human: list[dict[str, Any]] = field(default_factory=list)  # blind answers: id, reviewer, answer
     scenes: list[dict[str, Any]] = field(default_factory=list)  # name, license, attribution, location
     item_ids: list[int] = field(default_factory=list)  # in the order of `records`
-    not_ready: list[str] = field(default_factory=list)  # uids whose model view is not rendered (yet)
+    not_ready: list[str] = field(default_factory=list)  # uids whose model view failed to render
     images: dict[int, str] = field(default_factory=dict)  # satellite image id -> storage name shown
+    cut_from: dict[str, str] = field(default_factory=dict)  # uid -> video a segment the build cuts comes from
 
 
 def _ext(name: str, default: str) -> str:
@@ -73,6 +74,7 @@ class _SceneMedia:
     image_paths: list[str]
     video: dict[str, Any]
     satellite: list[dict[str, Any]]
+    cut_from: str = ""  # the stored video segments are cut from (the proxy when there is one)
 
 
 def _scenes(scene_ids: set[int], out: ReleaseInputs) -> dict[int, _SceneMedia]:
@@ -103,6 +105,7 @@ def _scenes(scene_ids: set[int], out: ReleaseInputs) -> dict[int, _SceneMedia]:
             images=images_of[scene.id],
             video_path=video_path,
             image_paths=image_paths,
+            cut_from=str(scene.video.proxy.name if scene.video.proxy else scene.video.file.name),
             video={
                 "name": scene.video.original_name,
                 "sha256": scene.video.sha256,
@@ -142,6 +145,30 @@ def _model_view_media(uid: str, view: dict[str, Any], out: ReleaseInputs) -> dic
     return media
 
 
+# The provenance keys of an interval item (annotator.compiling.modelview.SEGMENT_KEYS, not imported:
+# that module loads the imaging libraries, and a freeze runs in a web process).
+SEGMENT_KEYS = ("segment_s", "interval_s")
+
+
+def _view_to_draw(uid: str, row: dict[str, Any], scene: _SceneMedia, out: ReleaseInputs) -> dict[str, Any]:
+    """The model view of an item whose view is still queued (or drawing): the build draws it from
+    the provenance as the job would (drawing.py), under these names, instead of waiting for the
+    queue. The view and, for lettered candidates, one image per option; the segment when it has one."""
+    from .drawing import item_folder
+
+    folder = item_folder(uid)
+    prov = row["provenance"]
+    media: dict[str, Any] = {"images": [f"{folder}/view.jpg"], "option_images": []}
+    if prov.get("candidates"):
+        media["option_images"] = [{"option": c["letter"], "image": f"{folder}/option-{c['letter']}.jpg"}
+                                  for c in prov["candidates"]]  # fmt: skip
+    segment = next((prov[k] for k in SEGMENT_KEYS if prov.get(k)), None)
+    if segment:
+        media["video"], media["segment_s"] = f"{folder}/segment.mp4", [float(segment[0]), float(segment[1])]
+        out.cut_from[uid] = scene.cut_from
+    return media
+
+
 def item_record(row: dict[str, Any], media: _SceneMedia, view: dict[str, Any] | None = None) -> dict[str, Any]:
     """`view`: the item's model-view media (images, option images, segment) when it has one; else
     the scene's video and satellite images as they are (items compiled before model views)."""
@@ -172,9 +199,14 @@ def release_inputs(items: QuerySet[Item]) -> ReleaseInputs:
     views = {v["item_id"]: v for v in ModelView.objects.filter(item__in=items).values(*fields)}
     for row in rows:
         uid, view = Item.uid_for(row["id"]), views.get(row["id"])
-        if view is not None and view["state"] != ModelView.State.SUCCEEDED:
+        state = view["state"] if view is not None else None
+        if state == ModelView.State.FAILED:
             out.not_ready.append(uid)
-        shown = _model_view_media(uid, view, out) if view is not None and view["image"] else None
+        shown: dict[str, Any] | None = None
+        if state in (ModelView.State.PENDING, ModelView.State.RUNNING):
+            shown = _view_to_draw(uid, row, scenes[row["scene_id"]], out)
+        elif view is not None and view["image"]:
+            shown = _model_view_media(uid, view, out)
         out.records.append(item_record(row, scenes[row["scene_id"]], shown))
         out.item_ids.append(row["id"])
     # Reviewers appear under a stable alias (in order of their first review), never by name.

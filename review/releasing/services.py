@@ -98,9 +98,13 @@ def _balance(
     images: dict[str, str] = {}
     for record in inputs.records:
         drawing.lettered_media(record, inputs.media)
-        image_id = drawing.drawn_on(record) if drawing.is_lettered(record) else None
+        # lettered: its rotations are drawn even when its own view is copied
+        drawn = drawing.is_lettered(record) or drawing.to_draw(record, inputs.media)
+        image_id = drawing.drawn_on(record) if drawn else None
         if image_id in inputs.images:
             images[str(image_id)] = inputs.images[image_id]
+    kept = {r["id"] for r in inputs.records}
+    inputs.cut_from = {uid: name for uid, name in inputs.cut_from.items() if uid in kept}
     return result.held_back, images
 
 
@@ -142,8 +146,8 @@ def release_create(
         listed = ", ".join(inputs.not_ready[:10]) + (" ..." if len(inputs.not_ready) > 10 else "")
         raise ValidationError(
             {
-                "version": f"{len(inputs.not_ready)} item(s) have no rendered model view yet ({listed}); "
-                "wait for their jobs, or render failed ones again from the admin"
+                "version": f"{len(inputs.not_ready)} item(s) have a model view that failed to render ({listed}); "
+                "render them again from the admin once their media are fixed"
             }
         )
     held_back, drawn_on = _balance(inputs, balance_yes_no=balance_yes_no, test_share=share)
@@ -176,6 +180,7 @@ def release_create(
         "held_back": held_back,
         "balance_yes_no": balance_yes_no,
         "drawn_on": drawn_on,
+        "cut_from": inputs.cut_from,
         "splits": {"test_share": share},
     }
     try:

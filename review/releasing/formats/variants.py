@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from annotator.compiling.balance import rotation_order
 
 from .. import drawing
 from ..ordering import reorder_record
+from ..shelf import relocate_media
 from . import write_jsonl
 
 CIRCULAR_FIELDS = (
@@ -45,9 +47,11 @@ def rotated(record: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def rotations(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """The rows of circular.jsonl for one record."""
-    return [{k: v[k] for k in CIRCULAR_FIELDS} for v in rotated(record)]
+def rotations(record: dict[str, Any], media_path: Callable[[str], str] = str) -> list[dict[str, Any]]:
+    """The rows of circular.jsonl for one record; `media_path` maps the names of drawn files to
+    where the release placed them."""
+    rows = [{k: v[k] for k in CIRCULAR_FIELDS} for v in rotated(record)]
+    return [{**row, "media": relocate_media(row["media"], media_path)} for row in rows]
 
 
 def no_visual(record: dict[str, Any]) -> dict[str, Any]:
@@ -55,8 +59,8 @@ def no_visual(record: dict[str, Any]) -> dict[str, Any]:
     return {k: record[k] for k in keep}
 
 
-def write(root: Path, records: list[dict[str, Any]]) -> list[Path]:
+def write(root: Path, records: list[dict[str, Any]], media_path: Callable[[str], str] = str) -> list[Path]:
     return [
-        write_jsonl(root / "variants" / "circular.jsonl", [v for r in records for v in rotations(r)]),
+        write_jsonl(root / "variants" / "circular.jsonl", [v for r in records for v in rotations(r, media_path)]),
         write_jsonl(root / "variants" / "no_visual.jsonl", [no_visual(r) for r in records]),
     ]

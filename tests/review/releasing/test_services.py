@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
 from annotator.exceptions import Conflict
-from annotator.models import Item
+from annotator.models import Item, ModelView
 from review.models import Release, ReleaseItem
 from review.releasing import jobs
 from review.releasing.services import release_build, release_create, release_discard
-from tests.factories import ItemFactory, SatelliteImageFactory, SceneFactory
+from tests.factories import ItemFactory, SatelliteImageFactory, SceneFactory, png_bytes
 
 pytestmark = pytest.mark.django_db
 
@@ -49,6 +50,11 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _content_path(path: str) -> str:
+    digest = _sha(Path(path))
+    return f"media/{digest[:2]}/{digest}{Path(path).suffix}"
+
+
 def test_release_freezes_approved_items_and_ships_every_file_with_its_sha256(approved, admin, media_root) -> None:
     # given three approved items and some that are not approved
     for state in (Item.State.DRAFT, Item.State.IN_REVIEW, Item.State.REJECTED):
@@ -76,7 +82,7 @@ def test_release_freezes_approved_items_and_ships_every_file_with_its_sha256(app
     assert records[0]["split"] == "test"  # one scene: the test split holds it
     # and the media it names are in the release, byte for byte
     video = approved[0].scene.video
-    assert records[0]["media"]["video"] == f"media/videos/{video.sha256}.mp4"
+    assert records[0]["media"]["video"] == f"media/{video.sha256[:2]}/{video.sha256}.mp4"  # by content
     assert _sha(root / records[0]["media"]["video"]) == video.sha256
     assert (root / records[0]["media"]["images"][0]).is_file()
     # and the manifest lists every file with its sha256 and size, and is itself stored
@@ -222,19 +228,46 @@ def test_a_release_ships_each_items_model_view(approved, admin, media_root) -> N
     release = release_build(version="1.0", user=admin)
     root = media_root / release.root
     record = json.loads((root / "items.jsonl").read_text().splitlines()[0])
-    uid = approved[0].uid
-    assert record["media"]["images"] == [f"media/items/{uid}/view.png"]
-    assert record["media"]["option_images"] == [{"option": "A", "image": f"media/items/{uid}/option-A.png"}]
-    assert (record["media"]["video"], record["media"]["segment_s"]) == (f"media/items/{uid}/segment.mp4", [1.0, 3.0])
+    view = ModelView.objects.get(item=approved[0])
+    by_content = {n: _content_path(default_storage.path(n)) for n in (view.image.name, view.video.name)}
+    assert record["media"]["images"] == [by_content[view.image.name]]
+    [option] = record["media"]["option_images"]
+    assert option["option"] == "A" and (root / option["image"]).read_bytes() == png_bytes(10, 10, 2)
+    assert (record["media"]["video"], record["media"]["segment_s"]) == (by_content[view.video.name], [1.0, 3.0])
     assert (root / record["media"]["video"]).read_bytes() == b"segment bytes"
     # and items without a model view (compiled before they existed) keep the scene's media
     other = json.loads((root / "items.jsonl").read_text().splitlines()[1])
-    assert other["media"]["video"].startswith("media/videos/")
+    video = approved[1].scene.video
+    assert other["media"]["video"] == f"media/{video.sha256[:2]}/{video.sha256}.mp4"
 
 
-@pytest.mark.parametrize("state", ["pending", "failed"])
-def test_items_whose_model_view_is_not_rendered_hold_the_release_back(approved, admin, state: str) -> None:
-    _model_view(approved[1], state=state)
-    with pytest.raises(ValidationError, match=r"1 item\(s\) have no rendered model view yet"):
+def test_items_whose_model_view_failed_hold_the_release_back(approved, admin) -> None:
+    _model_view(approved[1], state="failed")
+    with pytest.raises(ValidationError, match=r"1 item\(s\) have a model view that failed to render"):
         release_build(version="1.0", user=admin)
     assert not Release.objects.exists()
+
+
+@pytest.mark.parametrize("state", ["pending", "running"])
+def test_the_build_draws_a_queued_model_view_itself_as_the_job_draws_it(annotator, admin, state: str) -> None:
+    from annotator.compiling.modelview import model_view_render
+    from tests.factories import MarkFactory
+
+    # given an approved item whose model view job has not run yet (the queue is behind)
+    image = SatelliteImageFactory()
+    scene = SceneFactory(satellite_images=[image], annotators=[annotator])
+    mark = MarkFactory(scene=scene, author=annotator, satellite_image=image)
+    item = ItemFactory(scene=scene, author=annotator, state=Item.State.APPROVED, marks=[mark])
+    Item.objects.filter(id=item.id).update(provenance={**item.provenance, "shown": [mark.id]})
+    view = ModelView.objects.create(item=item, state=state)
+
+    # when released / then the build drew the view itself and the release does not wait
+    release = release_build(version="1.0", user=admin, balance_yes_no=False)
+    root = Path(default_storage.path(release.root))
+    [record] = [json.loads(line) for line in (root / "items.jsonl").read_text().splitlines()]
+    shipped = (root / record["media"]["images"][0]).read_bytes()
+    # and it is what the job draws once it runs
+    ModelView.objects.filter(id=view.id).update(state="pending")
+    assert model_view_render(view_id=view.id)
+    view.refresh_from_db()
+    assert shipped == view.image.read() and shipped.startswith(b"\xff\xd8")

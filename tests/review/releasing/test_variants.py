@@ -88,7 +88,7 @@ def test_an_always_right_model_is_fully_circular_on_every_task_and_a_positional_
         base = original[rotation["circular_of"]]
         assert rotation["options"] == base["options"] == ["A", "B", "C", "D"]
         assert rotation["answer"] != base["answer"]  # the true candidate has another letter now
-        assert rotation["media"]["images"] == [f"media/items/{base['id']}/r{rotation['rotation']}/view.jpg"]
+        assert rotation["media"]["images"][0].startswith("media/")  # stored by content
         pictures = [rotation["media"]["images"][0], *(o["image"] for o in rotation["media"]["option_images"])]
         assert set(pictures) <= listed
         shown = [(root / p).read_bytes() for p in pictures]
