@@ -223,9 +223,23 @@ def run_parallel(tasks: list[tuple[Callable[..., Any], tuple[Any, ...]]], worker
         for fn, args in tasks:
             fn(*args)
         return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+    with _may_have_children(), ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
         for future in [pool.submit(fn, *args) for fn, args in tasks]:
             future.result()
+
+
+@contextmanager
+def _may_have_children() -> Iterator[None]:
+    """Let a daemonic process (a Celery prefork worker) start the pool: multiprocessing refuses
+    children there so that none outlives it, and this pool is joined before the block ends (its
+    workers also exit when their parent's pipe closes)."""
+    me = multiprocessing.current_process()
+    daemonic = me._config.get("daemon")  # type: ignore[attr-defined]
+    me._config["daemon"] = False  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        me._config["daemon"] = daemonic  # type: ignore[attr-defined]
 
 
 def _wanted(records: list[dict[str, Any]], copied: set[str]) -> list[dict[str, Any]]:
