@@ -158,6 +158,12 @@ def release_create(
                 "approve items of the other answer, or release without yes/no balancing"
             }
         )
+    to_draw = [r for r in inputs.records if drawing.to_draw(r, inputs.media)]
+    undrawable = [r["id"] for r in to_draw if str(drawing.drawn_on(r)) not in drawn_on]
+    if undrawable:
+        listed = ", ".join(undrawable[:10])
+        message = f"no model view yet and no marked satellite image to draw it on ({listed}); render them in the admin"
+        raise ValidationError({"version": f"{len(undrawable)} item(s) have {message}"})
     parent = Release.objects.filter(state=Release.State.FROZEN).order_by("-frozen_at", "-id").first()
     rejections: dict[str, int] = {}
     released_scenes = Item.objects.filter(id__in=inputs.item_ids).values("scene_id")

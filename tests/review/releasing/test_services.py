@@ -248,6 +248,13 @@ def test_items_whose_model_view_failed_hold_the_release_back(approved, admin) ->
     assert not Release.objects.exists()
 
 
+def test_a_queued_model_view_with_nothing_to_draw_on_is_refused_at_the_freeze(approved, admin) -> None:
+    _model_view(approved[1], state="pending")  # its item names no marks, so no image to draw on
+    with pytest.raises(ValidationError, match=rf"no model view yet and no marked satellite image.*{approved[1].uid}"):
+        release_build(version="1.0", user=admin)
+    assert not Release.objects.exists()
+
+
 @pytest.mark.parametrize("state", ["pending", "running"])
 def test_the_build_draws_a_queued_model_view_itself_as_the_job_draws_it(annotator, admin, state: str) -> None:
     from annotator.compiling.modelview import model_view_render
