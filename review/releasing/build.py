@@ -48,7 +48,8 @@ def _place_media(
     # views of items whose job had not run (the build draws them rather than wait for the queue).
     drawn = drawing.write(
         work,
-        [*records, *(v for r in records for v in variants.rotated(r))],
+        # a rotation of an item without letters shows the item's own pictures
+        [*records, *(v for r in records if drawing.is_lettered(r) for v in variants.rotated(r))],
         copied=set(stored),
         images=sources.get("drawn_on", {}),
         open_media=shelf.open_media,

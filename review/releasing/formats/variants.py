@@ -51,6 +51,8 @@ def rotations(record: dict[str, Any], media_path: Callable[[str], str] = str) ->
     """The rows of circular.jsonl for one record; `media_path` maps the names of drawn files to
     where the release placed them."""
     rows = [{k: v[k] for k in CIRCULAR_FIELDS} for v in rotated(record)]
+    if not drawing.is_lettered(record):
+        return rows  # the record's own media, placed already
     return [{**row, "media": relocate_media(row["media"], media_path)} for row in rows]
 
 
