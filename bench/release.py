@@ -14,7 +14,7 @@ medians printed with the ratio this/before):
 
 Each measurement runs in a process of its own (`--child`), which seeds its own database.
 
-Usage: python bench/release.py [--scenes N] [--items N] [--lettered N ...] [--runs R] [--before REV]
+Usage: python bench/release.py [--scenes N] [--items N] [--lettered N ...] [--runs R] [--before REV] [--no-full]
 """
 
 from __future__ import annotations
@@ -261,6 +261,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=17_903)
     parser.add_argument("--lettered", type=int, nargs="*", default=[96], help="sizes of the lettered releases")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--no-full", action="store_true", help="only the lettered releases")
     parser.add_argument("--before", help="a git revision to measure in the same sitting")
     parser.add_argument("--child", choices=("full", "lettered"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -271,7 +272,8 @@ def main() -> None:
         trees = [(f"before ({args.before})", _checkout(args.before, Path(tmp) / "tree"))] if args.before else []
         trees.append(("this tree", ROOT))
         try:
-            cases = [("full", args.items, args.scenes)] + [("lettered", n, 2) for n in args.lettered]
+            cases = [] if args.no_full else [("full", args.items, args.scenes)]
+            cases += [("lettered", n, 2) for n in args.lettered]
             for mode, items, scenes in cases:
                 results: dict[str, list[dict[str, float]]] = {name: [] for name, _ in trees}
                 for _ in range(args.runs):  # interleaved, so drift of the machine hits both alike
