@@ -31,6 +31,8 @@ OpenMedia = Callable[[str], IO[bytes]]
 LocalSource = Callable[[str], Path | None]
 # Sets of lettered pictures per worker task at least: each task decodes its satellite image once.
 MIN_CHUNK = 6
+# Bytes of decoded satellite images the drawing processes may hold at once, per image.
+DECODE_BUDGET = 2 << 30
 
 
 def item_folder(uid: str, rotation: int = 0) -> str:
@@ -280,6 +282,17 @@ def jobs_for(
     return jobs
 
 
+def _parts(jobs: dict[str, list[Job]], workers: int) -> dict[str, int]:
+    """How many tasks each image's sets are split into: one per worker, but no more decoded copies
+    of a large image at once than DECODE_BUDGET holds (an orthophoto of 20,000 px a side is 1.2 GB
+    decoded)."""
+    from annotator.models import SatelliteImage
+
+    rows = SatelliteImage.objects.filter(id__in=[int(k) for k in jobs]).values_list("id", "width", "height")
+    sizes = {str(i): w * h * 3 for i, w, h in rows}
+    return {k: max(1, min(workers, DECODE_BUDGET // max(1, sizes.get(k, 0)))) for k in jobs}
+
+
 def _names(record: dict[str, Any], cut_from: dict[str, str]) -> list[str]:
     media = record["media"]
     names = [media["images"][0], *(o["image"] for o in media["option_images"])]
@@ -308,10 +321,11 @@ def write(
     workers = workers or worker_count()
     with _local_files(open_media, local_source) as local:
         jobs = jobs_for(wanted, work, images=images, cut_from=cut_from, local=local)
+        parts = _parts(jobs, workers)
         tasks: list[tuple[Callable[..., Any], tuple[Any, ...]]] = [
             (draw_jobs, (local(images[image_id]), chunk, settings.SKYMARK_MAX_IMAGE_PIXELS))
             for image_id, group in sorted(jobs.items())
-            for chunk in _chunks(group, workers)
+            for chunk in _chunks(group, parts[image_id])
         ]
         run_parallel(tasks, workers)
     return sorted({name for r in wanted for name in _names(r, cut_from)})
