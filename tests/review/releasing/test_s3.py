@@ -54,7 +54,10 @@ def test_a_release_is_uploaded_whole_and_downloads_from_the_bucket(
     assert json.loads(s3.read("releases/1.0/manifest.json")) == release.manifest
     assert not jobs.scratch_home(release.id).exists()
     video = approved[0].scene.video
-    assert s3.read(f"releases/1.0/media/videos/{video.sha256}.mp4") == s3.read(video.file.name)
+    # the scene's video ships once, under its content's name
+    [shipped] = [path for path, entry in listed.items() if entry["sha256"] == video.sha256]
+    assert shipped == f"media/{video.sha256[:2]}/{video.sha256}.mp4"
+    assert s3.read(f"releases/1.0/{shipped}") == s3.read(video.file.name)
 
     # and the zip streams every file from the bucket
     response = _token_client(admin).get("/releases/1.0.zip")
