@@ -1,8 +1,8 @@
 """The Celery application; workers start with `celery -A config worker`.
 
 Every worker also looks after work whose worker vanished: on start and then every half lease it
-sends again the jobs and release builds whose lease ran out, and the jobs the broker could not take
-earlier (it was down). No beat process is needed: any running worker does it, and the database
+sends again the jobs, release builds and model views whose lease ran out, and the work the broker
+could not take earlier (it was down). No beat process is needed: any running worker does it, and the database
 decides which one takes each job."""
 
 import logging
@@ -25,10 +25,11 @@ _stop = threading.Event()
 
 def recover_once() -> int:
     """Send again what vanished workers and an unreachable broker left; returns how many."""
+    from annotator.compiling.tasks import views_recover
     from annotator.processing.tasks import jobs_recover
     from review.releasing.tasks import releases_recover
 
-    return jobs_recover() + releases_recover()
+    return jobs_recover() + releases_recover() + views_recover()
 
 
 def _recover_loop(every: float) -> None:

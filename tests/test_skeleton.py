@@ -55,7 +55,7 @@ def worker(tmp_path: Path) -> Iterator[subprocess.Popen]:
             "worker",
             "--pool=solo",
             "-Q",
-            "media,gpu",
+            "media,gpu,views",
             "-l",
             "info",
             "--without-gossip",

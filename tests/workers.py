@@ -88,21 +88,21 @@ class Workers:
     def __init__(self, tmp_path: Path, env: dict[str, str]) -> None:
         self.tmp_path, self.env, self.procs = tmp_path, env, []  # type: ignore[var-annotated]
 
-    def start(self) -> subprocess.Popen:
+    def start(self, queues: str = "media,gpu,views") -> subprocess.Popen:
         n = len(self.procs)
         log = (self.tmp_path / f"worker{n}.log").open("wb")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", "media,gpu",
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", queues,
              "-l", "info", "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"w{n}@%h"],
             cwd=settings.BASE_DIR, env=self.env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         self.procs.append(proc)
         return proc
 
-    def start_ready(self) -> subprocess.Popen:
+    def start_ready(self, queues: str = "media,gpu,views") -> subprocess.Popen:
         """Start a worker and wait until it consumes (its log says so), so work sent next is not
         waiting on a slow start."""
-        proc = self.start()
+        proc = self.start(queues)
         log = self.tmp_path / f"worker{len(self.procs) - 1}.log"
         wait_for(f"worker {len(self.procs) - 1} to be ready", lambda: " ready." in log.read_text(errors="replace"))
         return proc

@@ -34,12 +34,18 @@ class ModelView(models.Model):
     # Option images in option order: [{"option": "A", "file": <stored name>}, ...].
     option_images = models.JSONField(default=list, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    # While running: until when its worker holds it (renewed as it works), and which claim of which
+    # worker it belongs to; a view whose lease ran out is rendered again (annotator.compiling.views).
+    lease_until = models.DateTimeField(null=True, blank=True)
+    claim = models.CharField(max_length=32, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        # Workers take pending views from this table in order (the database is their queue).
+        indexes = [models.Index(fields=["state", "id"], name="modelview_state_id")]
         constraints = [
             models.CheckConstraint(condition=Q(progress__lte=100), name="modelview_progress_range"),
             models.CheckConstraint(

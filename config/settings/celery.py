@@ -25,6 +25,9 @@ def filesystem_transport_options(root: Path) -> dict:
         "store_processed": False,
         # Exchange bindings; kombu's default is ./control in the working directory.
         "control_folder": str(control),
+        # Every look at a queue lists (and sorts) the one folder all queues share; an idle worker
+        # looks once per queue per interval. Kept short by sending model views in batches.
+        "polling_interval": 1.0,
     }
 
 
@@ -60,8 +63,12 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "media"
-# CVAA work goes to GPU workers when a deployment runs them (docker-compose 'worker-gpu').
-CELERY_TASK_ROUTES = {"annotator.processing.tasks.cvaa_*": {"queue": "gpu"}}
+# CVAA work goes to GPU workers when a deployment runs them (docker-compose 'worker-gpu'); model
+# views to workers of their own ('views'), so media jobs never wait behind a backlog of views.
+CELERY_TASK_ROUTES = {
+    "annotator.processing.tasks.cvaa_*": {"queue": "gpu"},
+    "annotator.compiling.tasks.model_view*": {"queue": "views"},
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Sending a task when the broker is down gives up after about a second; the caller records it.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 0.5}

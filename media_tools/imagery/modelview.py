@@ -13,6 +13,7 @@ trajectory options may differ from the truth only in direction or in pace."""
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -21,9 +22,9 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
+from PIL import Image, ImageDraw, ImageFont
 
-from media_tools.errors import MediaError
+from .base import Base
 
 XY = tuple[float, float]
 Box = tuple[float, float, float, float]  # left, top, right, bottom
@@ -63,19 +64,6 @@ class Drawn:
     scale: float
     # Where the picture's top-left corner is in the image's pixels (a cut starts inside the image).
     origin: tuple[int, int] = (0, 0)
-
-
-def _open(src: Path, max_pixels: int) -> Image.Image:
-    if not src.is_file():
-        raise MediaError(f"{src.name}: file not found")
-    Image.MAX_IMAGE_PIXELS = None  # the caller's limit below applies instead of Pillow's warning
-    try:
-        with Image.open(src) as im:
-            if im.width * im.height > max_pixels:
-                raise MediaError(f"{src.name}: {im.width}×{im.height} px is over the {max_pixels:,} pixel limit")
-            return im.convert("RGB")
-    except (UnidentifiedImageError, OSError) as exc:
-        raise MediaError(f"{src.name}: cannot be read as an image ({exc.__class__.__name__})") from exc
 
 
 def _save(im: Image.Image, dst: Path) -> None:
@@ -134,7 +122,13 @@ class _Pen:
         self.halo = self.line + max(2, self.line)
         self.dot = max(4, round(side / 140))
         self.font_size = max(12, round(side / 32))
-        self.font = ImageFont.load_default(size=self.font_size)
+        self.font = _font(self.font_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    # Loading the font parses it again each time; every picture of one size uses the same one.
+    return ImageFont.load_default(size=size)
 
 
 def _overlaps(a: Box, b: Box) -> bool:
@@ -302,17 +296,26 @@ def candidates_box(
     return box
 
 
-def _cut(im: Image.Image, crop: IntBox | None, shapes: Sequence[Shape]) -> tuple[Image.Image, list[Shape], IntBox]:
-    """The picture cut to `crop` (the whole of it when None), and the shapes moved with it."""
+def _moved(crop: IntBox | None, shapes: Sequence[Shape], size: tuple[int, int]) -> tuple[list[Shape], IntBox]:
+    """The shapes moved with the cut to `crop` (the whole picture of `size` when None), and the cut."""
     if crop is None:
-        return im, list(shapes), (0, 0, im.width, im.height)
-    left, top, right, bottom = crop
-    moved = [Shape(_shifted(sh.geometry, -left, -top), sh.name, sh.times) for sh in shapes]
-    return im.crop((left, top, right, bottom)), moved, crop
+        return list(shapes), (0, 0, size[0], size[1])
+    left, top, _, _ = crop
+    return [Shape(_shifted(sh.geometry, -left, -top), sh.name, sh.times) for sh in shapes], crop
+
+
+def _source(src: Path | Base, max_pixels: int) -> Base:
+    return src if isinstance(src, Base) else Base.open(src, max_pixels)
+
+
+def _picture(base: Base, crop: IntBox | None, max_side: int) -> tuple[Image.Image, float]:
+    """The cut and scaled picture to draw on: a copy, as the Base keeps its own for the next one."""
+    im, s = base.prepared(crop, max_side)
+    return im.copy(), s
 
 
 def draw_view(
-    src: Path,
+    src: Path | Base,
     dst: Path,
     shapes: Sequence[Shape],
     *,
@@ -321,11 +324,11 @@ def draw_view(
     max_pixels: int = 400_000_000,
 ) -> Drawn:
     """The image (or the `crop` of it: left, top, right, bottom in its pixels) with every shape drawn
-    and named, scaled down when a side is over `max_side`."""
-    im, shapes, (left, top, _, _) = _cut(_open(src, max_pixels), crop, shapes)
-    s = min(1.0, max_side / max(im.width, im.height))
-    if s < 1.0:
-        im = im.resize((max(1, round(im.width * s)), max(1, round(im.height * s))), Image.Resampling.LANCZOS)
+    and named, scaled down when a side is over `max_side`. `src` is a file, or a Base already
+    decoded (a worker drawing many items of one image)."""
+    base = _source(src, max_pixels)
+    shapes, (left, top, _, _) = _moved(crop, shapes, base.image.size)
+    im, s = _picture(base, crop, max_side)
     _draw_all(im, shapes, s, range(len(shapes)))
     _save(im, dst)
     return Drawn(im.width, im.height, s, (left, top))
@@ -345,7 +348,7 @@ def crop_box(geometry: Mapping[str, Any], width: int, height: int) -> tuple[int,
 
 
 def draw_option(
-    src: Path,
+    src: Path | Base,
     dst: Path,
     shape: Shape,
     *,
@@ -355,12 +358,12 @@ def draw_option(
     max_pixels: int = 400_000_000,
 ) -> Drawn:
     """One option as its own picture: the `crop` of the image (for lettered candidates, the same
-    candidates_box for all), or without one the image around the shape; the shape drawn and named."""
-    im = _open(src, max_pixels)
-    im, [moved], (left, top, _, _) = _cut(im, crop or crop_box(shape.geometry, im.width, im.height), [shape])
-    s = min(1.0, max_side / max(im.width, im.height))
-    if s < 1.0:
-        im = im.resize((max(1, round(im.width * s)), max(1, round(im.height * s))), Image.Resampling.LANCZOS)
+    candidates_box for all), or without one the image around the shape; the shape drawn and named.
+    `src` is a file or a decoded Base, as for draw_view."""
+    base = _source(src, max_pixels)
+    cut = crop or crop_box(shape.geometry, base.image.width, base.image.height)
+    [moved], (left, top, _, _) = _moved(cut, [shape], base.image.size)
+    im, s = _picture(base, cut, max_side)
     _draw_all(im, [moved], s, [colour])
     _save(im, dst)
     return Drawn(im.width, im.height, s, (left, top))

@@ -55,7 +55,7 @@ def test_without_sync_the_views_are_queued_once(annotator: Any, django_capture_o
     items = _items(annotator, T.TARGET_VISIBILITY, T.ZONE_COUNTING)
     with django_capture_on_commit_callbacks() as queued:
         assert "queued 2 model view(s) for the workers" in _run()
-    assert len(queued) == 2
+    assert len(queued) == 2  # one message per transaction (the command takes each item in its own)
     assert set(ModelView.objects.filter(item__in=items).values_list("state", flat=True)) == {"pending"}
     # a second run leaves the queued views to the workers
     with django_capture_on_commit_callbacks() as again:

@@ -1,0 +1,232 @@
+"""Rendering and storing model views: one view (a sync backfill, an old single-view message) or
+every pending one (the `views` worker's drain), each under a claim with a lease (claims.py), the
+satellite image decoded once per worker process for many items (cache.py)."""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+import media_tools
+from annotator.models import ModelView, SatelliteImage
+from annotator.processing.lease import heartbeat
+from annotator.storage import delete_quietly, local_copy, store_path
+from media_tools.video import cut_segment
+
+from .cache import image_base
+from .claims import CLAIM_SIZE, claim_renew, mine, new_claim, view_claim_one, views_claim_pending
+from .plan import Plan, model_view_draw, view_plan
+
+log = logging.getLogger(__name__)
+S = ModelView.State
+# Attempts at a view that fails on something other than its media before it stays `failed`.
+MAX_TRIES = 3
+
+
+def _gone(view_id: int) -> bool:
+    """True (and said at info level) when the view's row is no longer there: its item was deleted
+    after the job was queued. Nothing is left to draw, so the job ends without a retry or an error."""
+    if ModelView.objects.filter(id=view_id).exists():
+        return False
+    log.info("model view %s: its item no longer exists; nothing to render", view_id)
+    return True
+
+
+def _reporter(view_id: int, claim: str) -> Callable[[float], None]:
+    last = {"at": 0.0}
+
+    def report(fraction: float) -> None:
+        # A view takes a fraction of a second; only a slow one (a long segment) is worth a write.
+        if time.monotonic() - last["at"] < 0.5:
+            return
+        pct = max(0, min(99, int(fraction * 100)))
+        mine(view_id, claim).filter(progress__lt=pct).update(progress=pct, updated_at=timezone.now())
+        last["at"] = time.monotonic()
+
+    report(0.0)  # starts the clock: the first half second writes nothing
+    return report
+
+
+def _cut(view: ModelView, plan: Plan, out: Path) -> tuple[Path, str] | None:
+    if plan.segment is None:
+        return None
+    video = view.item.scene.video
+    name = str(video.proxy.name if video.proxy else video.file.name)
+    with local_copy(name) as src:
+        info = media_tools.probe_video(src, ffprobe_bin=settings.SKYMARK_FFPROBE)
+        start, end = plan.segment
+        path = out / "segment.mp4"
+        seg = cut_segment(
+            src,
+            path,
+            info=info,
+            start_s=start,
+            end_s=end,
+            ffmpeg_bin=settings.SKYMARK_FFMPEG,
+            ffprobe_bin=settings.SKYMARK_FFPROBE,
+        )
+    return path, seg.why
+
+
+def _render(view: ModelView, report: Callable[[float], None]) -> dict[str, Any]:
+    """Draw and cut into a temporary folder, then store; returns the row's new field values. A
+    failure deletes what this attempt stored."""
+    plan = view_plan(view.item.provenance)
+    if plan.image_id is None:
+        raise media_tools.MediaError(f"item {view.item.uid}: its provenance names no marks to draw")
+    image = SatelliteImage.objects.get(id=plan.image_id)
+    prefix = f"modelviews/{view.item_id}/{view.attempts}"
+    stored: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="skymark-view-") as tmp:
+        out = Path(tmp)
+        base = image_base(image)  # this process may have it decoded already
+        drawn, options = model_view_draw(
+            provenance=view.item.provenance, image=image, out=out, on_progress=report, base=base
+        )
+        report(0.5)
+        cut = _cut(view, plan, out)
+        report(0.9)
+        try:
+            fields: dict[str, Any] = {"image": store_path(drawn, f"{prefix}/view.jpg")}
+            stored.append(fields["image"])
+            fields["option_images"] = []
+            for option, path in options:
+                stored.append(store_path(path, f"{prefix}/option-{option}.jpg"))
+                fields["option_images"].append({"option": option, "file": stored[-1]})
+            if cut is not None:
+                stored.append(store_path(cut[0], f"{prefix}/segment.mp4"))
+                fields["video"] = stored[-1]
+                fields["video_note"] = cut[1][:200]
+        except Exception:
+            delete_quietly(stored)
+            raise
+    segment = plan.segment
+    fields["segment_start_s"], fields["segment_end_s"] = segment if segment else (None, None)
+    return fields
+
+
+def stored_names(view: ModelView) -> list[str]:
+    names = [view.image.name, view.video.name, *(o["file"] for o in view.option_images)]
+    return [n for n in names if n]
+
+
+def model_view_files_delete(sender: Any, instance: ModelView, **kwargs: Any) -> None:
+    """post_delete: the view's files go once the deletion commits."""
+    names = stored_names(instance)
+    if names:
+        transaction.on_commit(lambda: delete_quietly(names))
+
+
+def _finish(view_id: int, claim: str, *, fields: dict[str, Any]) -> bool:
+    """Point the row at the new files if this claim still holds it; the files of an earlier
+    rendering go once that commits. False (the new files deleted) when the row went meanwhile, with
+    its item, or another worker took it over."""
+    new = [fields.get("image"), fields.get("video"), *(o["file"] for o in fields.get("option_images", []))]
+    with transaction.atomic():
+        view = mine(view_id, claim).select_for_update().first()
+        if view is None:
+            transaction.on_commit(lambda: delete_quietly([n for n in new if n]))
+            return False
+        old = stored_names(view)
+        mine(view_id, claim).update(
+            **{"video": "", "video_note": "", **fields},
+            state=S.SUCCEEDED,
+            progress=100,
+            lease_until=None,
+            finished_at=timezone.now(),
+            updated_at=timezone.now(),
+        )
+        kept = set(new)
+        transaction.on_commit(lambda: delete_quietly([n for n in old if n not in kept]))
+    return True
+
+
+def _fail(view_id: int, claim: str, error: str) -> None:
+    mine(view_id, claim).update(
+        state=S.FAILED, error=error[:2000], lease_until=None, finished_at=timezone.now(), updated_at=timezone.now()
+    )
+
+
+def _render_claimed(view: ModelView, claim: str) -> bool:
+    """Render a view this claim holds. True when it rendered and was stored. Bad media ends in
+    `failed` with the reason; other errors are recorded, then raised. A view whose item went (before
+    or while it renders) ends quietly: False."""
+    try:
+        fields = _render(view, _reporter(view.id, claim))
+    except media_tools.MediaError as exc:
+        _fail(view.id, claim, str(exc))
+        return False
+    except Exception as exc:
+        if _gone(view.id):  # the item (and its marks' image, maybe) went while drawing
+            return False
+        log.exception("model view %s crashed", view.id)
+        _fail(view.id, claim, f"internal error while rendering: {exc}")
+        raise
+    if not _finish(view.id, claim, fields=fields):
+        _gone(view.id)
+        return False
+    return True
+
+
+def model_view_render(*, view_id: int) -> bool:
+    """Render a model view unless it is done or a live worker renders it. True when it rendered now.
+    Bad media ends in `failed` with the reason; other errors are recorded, then raised for the task
+    to retry. A view whose item was deleted ends quietly: False, no retry."""
+    claim = new_claim()
+    view = view_claim_one(view_id=view_id, claim=claim)
+    if view is None:
+        _gone(view_id)
+        return False
+    with heartbeat(lambda: claim_renew(claim), name=f"model view {view_id}"):
+        return _render_claimed(view, claim)
+
+
+def _again_later(view: ModelView, claim: str) -> None:
+    """A view that failed on something other than its media (storage, database) goes back to pending
+    for another try, up to MAX_TRIES attempts; after that it stays `failed` with the error."""
+    if view.attempts < MAX_TRIES:
+        ModelView.objects.filter(id=view.id, claim=claim, state=S.FAILED).update(
+            state=S.PENDING, claim="", error="", finished_at=None, updated_at=timezone.now()
+        )
+
+
+def model_views_drain(*, limit: int | None = None) -> tuple[int, int]:
+    """Render pending views, a claim of a few at a time, until none is left (or `limit` were
+    taken). One failing view does not stop the others: bad media fail it with the reason, other
+    errors send it back to pending (up to MAX_TRIES attempts). Returns (rendered, not rendered)."""
+    claim = new_claim()
+    rendered = failed = 0
+    try:
+        with heartbeat(lambda: claim_renew(claim), name=f"model views {claim[:8]}"):
+            while limit is None or rendered + failed < limit:
+                views = views_claim_pending(
+                    claim=claim, limit=min(CLAIM_SIZE, (limit or CLAIM_SIZE) - rendered - failed)
+                )
+                if not views:
+                    break
+                for view in views:
+                    try:
+                        ok = _render_claimed(view, claim)
+                    except SoftTimeLimitExceeded:
+                        _again_later(view, claim)
+                        raise
+                    except Exception:  # recorded on the row by _render_claimed; go on with the rest
+                        _again_later(view, claim)
+                        ok = False
+                    rendered += ok
+                    failed += not ok
+    finally:
+        # What this claim took and did not get to (a time limit) is pending again at once.
+        ModelView.objects.filter(claim=claim, state=S.RUNNING).update(
+            state=S.PENDING, claim="", lease_until=None, updated_at=timezone.now()
+        )
+    return rendered, failed
