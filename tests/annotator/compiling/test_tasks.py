@@ -1,4 +1,6 @@
-"""The model view's Celery task: a job whose item is gone ends at once, quietly, without a retry."""
+"""The model views' Celery tasks: a job whose item is gone ends at once, quietly, without a retry;
+views have a queue of their own, one message per transaction, and real workers on the filesystem
+broker render each view once, put media jobs first and take up the views of a killed worker."""
 
 from __future__ import annotations
 
@@ -6,14 +8,21 @@ import logging
 from typing import Any
 
 import pytest
+from django.core.files.storage import default_storage
 
+from annotator.compiling.batch import items_compile_all
 from annotator.compiling.services import item_compile
-from annotator.compiling.tasks import model_view_task
-from annotator.models import Item, ModelView
+from annotator.compiling.tasks import model_view_task, views_send
+from annotator.intake.services import SceneSpec, scene_import
+from annotator.models import Item, MediaJob, ModelView
+from tests.annotator.compiling.modelview.views import item_on, pending_views, textured_image
 from tests.annotator.compiling.test_compile_each_task import CASES, Marks
+from tests.factories import tiny_video
+from tests.workers import Workers, wait_for, workers_fixture  # noqa: F401 (the `workers` fixture)
 
 pytestmark = pytest.mark.django_db
 T = Item.Task
+TERMINAL = ("succeeded", "failed", "skipped")
 
 
 def test_a_view_job_for_a_deleted_item_ends_at_once_without_retry(
@@ -33,3 +42,118 @@ def test_a_view_job_for_a_deleted_item_ends_at_once_without_retry(
     records = [r for r in caplog.records if r.name.startswith("annotator.compiling.modelview")]
     assert [r.levelno for r in records] == [logging.INFO, logging.INFO]
     assert "no longer exists" in records[0].getMessage()
+
+
+# ---- the views queue -------------------------------------------------------------------------
+
+
+def test_model_views_go_to_the_views_queue_media_jobs_to_theirs() -> None:
+    from config.celery import app
+
+    route = app.amqp.router.route
+    assert route({}, "annotator.compiling.tasks.model_views_task")["queue"].name == "views"
+    assert route({}, "annotator.compiling.tasks.model_view_task")["queue"].name == "views"
+    assert route({}, "annotator.processing.tasks.media_job_task")["queue"].name == "media"
+    assert route({}, "annotator.processing.tasks.cvaa_job_task")["queue"].name == "gpu"
+
+
+def test_a_compile_all_batch_sends_one_message_for_all_its_views(
+    annotator: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    # given a scene with several regions / when the annotator compiles all at once
+    marks = Marks(annotator)
+    for x in (10, 50, 90, 130):
+        marks("polygon", {"type": "Polygon", "coordinates": [[[x, 10], [x + 30, 10], [x + 30, 40], [x, 10]]]},
+              "pier", facts={"visible": True}, time_start=0.0)  # fmt: skip
+    with django_capture_on_commit_callbacks() as sent:
+        made = items_compile_all(user=annotator, scene_id=marks.scene.id, seed=0).items
+    # then every item has a pending view, and one message tells the workers
+    assert len(made) >= 4
+    assert set(ModelView.objects.filter(item__in=made).values_list("state", flat=True)) == {"pending"}
+    assert len(sent) == 1
+
+
+# ---- with real worker processes (filesystem broker: the embedded default) --------------------
+
+VIEWS_ONLY, MEDIA_ONLY = "views", "media,gpu"
+
+
+def _views_of(views: list[ModelView]) -> dict[str, int]:
+    states = ModelView.objects.filter(id__in=[v.id for v in views]).values_list("state", flat=True)
+    return {s: list(states).count(s) for s in ("pending", "running", "succeeded", "failed")}
+
+
+def _all_rendered(views: list[ModelView]) -> bool:
+    counts = _views_of(views)
+    if counts["failed"]:
+        pytest.fail(f"{counts['failed']} view(s) failed: {ModelView.objects.filter(state='failed').first().error}")  # type: ignore[union-attr]
+    return counts["succeeded"] == len(views)
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("workers", ["filesystem"], indirect=True)
+def test_a_media_job_does_not_wait_behind_a_backlog_of_views(workers: Workers, annotator: Any, admin: Any) -> None:
+    # given a media worker and a views worker, and a backlog of 200 views being rendered
+    workers.start_ready(MEDIA_ONLY)
+    workers.start_ready(VIEWS_ONLY)
+    views = pending_views(item_on(textured_image(1600, 1200), annotator), 200)
+    views_send()
+    wait_for("the views worker to start on the backlog", lambda: _views_of(views)["succeeded"] > 0)
+    # when a scene is imported (its media jobs queued after the views)
+    spec = SceneSpec(name="behind views", video=tiny_video(), satellite_from_keyframe_s=0.0)
+    scene = scene_import(spec=spec, created_by=admin)
+    probe = scene.jobs.get(kind="probe")
+    wait_for("the probe job to end", lambda: MediaJob.objects.filter(id=probe.id, state__in=TERMINAL).exists())
+    # then it ended while the backlog was still being drained
+    left = _views_of(views)
+    probe.refresh_from_db()
+    assert probe.state == "succeeded", probe.error
+    assert left["pending"] + left["running"] > 0, left
+    # ... and the backlog drains afterwards, each view rendered once
+    wait_for("every view to be rendered", lambda: _all_rendered(views))
+    last = max(ModelView.objects.filter(id__in=[v.id for v in views]).values_list("finished_at", flat=True))
+    assert probe.finished_at < last
+    assert set(ModelView.objects.filter(id__in=[v.id for v in views]).values_list("attempts", flat=True)) == {1}
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("workers", ["filesystem"], indirect=True)
+def test_two_view_workers_render_each_pending_view_exactly_once(workers: Workers, annotator: Any) -> None:
+    # given two views workers and 200 pending views
+    workers.start_ready(VIEWS_ONLY)
+    workers.start_ready(VIEWS_ONLY)
+    views = pending_views(item_on(textured_image(640, 480), annotator), 200)
+    # when they are told (one message: the first worker sends another for the second to join)
+    views_send()
+    wait_for("every view to be rendered", lambda: _all_rendered(views))
+    # then each view was rendered once, by one claim or the other, with its own stored picture
+    rows = list(ModelView.objects.filter(id__in=[v.id for v in views]))
+    assert {r.attempts for r in rows} == {1}
+    assert len({r.claim for r in rows}) >= 2  # both workers took part
+    assert all(default_storage.exists(r.image.name) for r in rows)
+    assert len({r.image.name for r in rows}) == len(rows)
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("workers", ["filesystem"], indirect=True)
+def test_the_views_of_a_killed_worker_are_rendered_again(workers: Workers, annotator: Any) -> None:
+    # given a views worker half way through a backlog
+    first = workers.start_ready(VIEWS_ONLY)
+    views = pending_views(item_on(textured_image(1600, 1200), annotator), 120)
+    views_send()
+    wait_for("some views to be rendered", lambda: _views_of(views)["succeeded"] >= 5)
+    # when it is killed mid-claim
+    workers.kill(first)
+    held = list(ModelView.objects.filter(id__in=[v.id for v in views], state="running").values_list("id", flat=True))
+    assert held, "the worker was killed between claims; nothing was left running"
+    # ... and another worker starts
+    workers.start(VIEWS_ONLY)
+    # then what the killed worker held is taken up again once its lease ran out, and every view ends
+    # rendered: those held twice (attempt 2), the others once
+    wait_for("every view to be rendered", lambda: _all_rendered(views))
+    attempts = dict(ModelView.objects.filter(id__in=[v.id for v in views]).values_list("id", "attempts"))
+    assert {attempts[i] for i in held} == {2}
+    assert {a for i, a in attempts.items() if i not in held} == {1}

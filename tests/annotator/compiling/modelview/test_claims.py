@@ -1,0 +1,90 @@
+"""annotator.compiling.modelview.claims: the ModelView table as the queue of the `views` workers.
+(The same with real worker processes, killed ones included: tests/annotator/compiling/test_tasks.py.)"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from annotator.compiling.modelview import model_views_drain
+from annotator.compiling.modelview.claims import mine, new_claim, views_claim_pending, views_reclaim_lost
+from annotator.compiling.tasks import views_recover
+from annotator.models import ModelView
+from tests.annotator.compiling.modelview.views import item_on, pending_views, textured_image
+
+pytestmark = pytest.mark.django_db
+
+
+def test_two_claims_take_disjoint_views_oldest_first(annotator: Any) -> None:
+    # given ten pending views
+    views = pending_views(item_on(textured_image(160, 120), annotator), 10)
+    ModelView.objects.exclude(id__in=[v.id for v in views]).delete()
+    # when two workers claim four each, then a third claims what is left
+    a, b = new_claim(), new_claim()
+    first, second = views_claim_pending(claim=a, limit=4), views_claim_pending(claim=b, limit=4)
+    rest = views_claim_pending(claim=new_claim(), limit=4)
+    # then each view was taken once, in id order, running under its claim with a lease
+    ids = [v.id for v in views]
+    assert [v.id for v in first + second + rest] == ids
+    assert {v.claim for v in first} == {a} and {v.claim for v in second} == {b}
+    assert all(v.state == "running" and v.attempts == 1 and v.lease_until > timezone.now() for v in first)
+    assert views_claim_pending(claim=new_claim()) == []
+
+
+def test_a_drain_renders_every_pending_view_once_and_goes_past_a_bad_one(annotator: Any) -> None:
+    # given pending views of a good image and one of an image whose file is gone
+    good = pending_views(item_on(textured_image(160, 120), annotator), 5)
+    broken_image = textured_image(160, 120, seed=3)
+    [broken] = pending_views(item_on(broken_image, annotator), 1)
+    ModelView.objects.exclude(id__in=[v.id for v in [*good, broken]]).delete()
+    broken_image.file.storage.delete(broken_image.file.name)
+    # when a worker drains the queue
+    assert model_views_drain() == (5, 1)
+    # then each good view succeeded at its first attempt, the bad one failed saying why
+    states = dict(ModelView.objects.values_list("id", "state"))
+    assert [states[v.id] for v in good] == ["succeeded"] * 5
+    broken.refresh_from_db()
+    assert broken.state == "failed" and "file not found" in broken.error
+    assert set(ModelView.objects.values_list("attempts", flat=True)) == {1}
+    assert model_views_drain() == (0, 0)
+
+
+def test_views_whose_worker_vanished_go_back_to_pending_and_a_taken_over_run_writes_nothing(annotator: Any) -> None:
+    # given views claimed by a worker that vanished (its lease ran out), one claimed by a live one,
+    # and one whose workers vanished twice before
+    views = pending_views(item_on(textured_image(160, 120), annotator), 4)
+    ModelView.objects.exclude(id__in=[v.id for v in views]).delete()
+    dead, live = new_claim(), new_claim()
+    taken = views_claim_pending(claim=dead, limit=3)
+    views_claim_pending(claim=live, limit=1)
+    ModelView.objects.filter(claim=dead).update(lease_until=timezone.now() - timedelta(seconds=1))
+    ModelView.objects.filter(id=taken[2].id).update(attempts=3)
+    # when workers look for lost views (twice, as two workers would)
+    assert views_reclaim_lost() == 2
+    assert views_reclaim_lost() == 0
+    # then the dead worker's views are pending again, the third-time one failed saying why, the
+    # live worker's view is left alone
+    rows = {v.id: v for v in ModelView.objects.all()}
+    assert [(rows[v.id].state, rows[v.id].claim) for v in taken[:2]] == [("pending", "")] * 2
+    assert rows[taken[2].id].state == "failed"
+    assert rows[taken[2].id].error.startswith("its worker stopped 3 times while rendering it")
+    assert rows[views[3].id].state == "running" and rows[views[3].id].claim == live
+    # and the vanished run, should it come back, holds none of them any more
+    assert not mine(taken[0].id, dead).exists()
+
+
+def test_recovery_sends_a_message_for_views_that_waited_a_lease(
+    annotator: Any, settings: Any, django_capture_on_commit_callbacks: Any, celery_eager: None
+) -> None:
+    # given a pending view nobody was told about (the broker was down when it was queued)
+    [view] = pending_views(item_on(textured_image(160, 120), annotator), 1)
+    ModelView.objects.exclude(id=view.id).delete()
+    ModelView.objects.filter(id=view.id).update(updated_at=timezone.now() - timedelta(seconds=120))
+    settings.SKYMARK_JOB_LEASE_S = 60
+    # when a worker's recovery loop looks / then it sends a message, and the view is rendered
+    views_recover()
+    view.refresh_from_db()
+    assert (view.state, view.attempts) == ("succeeded", 1)
