@@ -2,7 +2,8 @@
 
 Model views have a queue of their own, `views` (CELERY_TASK_ROUTES), so media jobs never wait behind
 thousands of them. Its message carries no id: the ModelView table is the queue (modelview/claims.py),
-and one message renders every pending view, so a transaction that queues many views sends one."""
+and one message renders every pending view, so a transaction that queues many views sends one, and
+while a message waits for a worker no other is sent (ViewsSignal): the broker holds one or two."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from kombu.exceptions import OperationalError
 from annotator.models import ModelView
 
 from .modelview import model_view_render, model_views_drain
-from .modelview.claims import CLAIM_SIZE, views_reclaim_lost
+from .modelview.claims import CLAIM_SIZE, views_reclaim_lost, views_signal_raise, views_signal_taken
 
 log = logging.getLogger(__name__)
 # Views one message renders before it hands over to a new message, so no task nears its time limit
@@ -32,6 +33,7 @@ VIEWS_PER_MESSAGE = 400
 def model_views_task(self: Any) -> None:
     """Render pending model views. When more are waiting than one claim, another message goes out
     first, so another worker process joins in (the queue's processes render in parallel)."""
+    views_signal_taken()
     eager = bool(self.request.is_eager)  # a test running tasks in-process: no fan-out into recursion
     if not eager and ModelView.objects.filter(state=ModelView.State.PENDING).count() > CLAIM_SIZE:
         views_send()
@@ -56,12 +58,16 @@ def model_view_task(self, view_id: int) -> None:  # type: ignore[no-untyped-def]
         raise self.retry(exc=exc, countdown=5 * 2**self.request.retries) from exc
 
 
-def views_send() -> bool:
-    """Tell the `views` workers that views are pending. With the broker down nothing fails: the
-    views stay pending and every worker's recovery loop sends again (views_recover)."""
+def views_send(*, force: bool = False) -> bool:
+    """Tell the `views` workers that views are pending, unless a message saying so is still waiting
+    for a worker (`force`: send anyway). With the broker down nothing fails: the views stay pending
+    and every worker's recovery loop sends again (views_recover). Returns whether one went out."""
+    if not views_signal_raise() and not force:
+        return False
     try:
         model_views_task.delay()
     except OperationalError as exc:
+        views_signal_taken()  # none is waiting after all
         log.warning("model views not queued yet (the task queue is unreachable: %s); sent when it is back", exc)
         return False
     return True
@@ -105,5 +111,5 @@ def views_recover() -> int:
     back = views_reclaim_lost()
     waited = timezone.now() - timedelta(seconds=settings.SKYMARK_JOB_LEASE_S)
     if back or ModelView.objects.filter(state=ModelView.State.PENDING, updated_at__lt=waited).exists():
-        views_send()
+        views_send(force=True)  # also when a message is thought to wait: it may have been lost
     return back

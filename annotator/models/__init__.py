@@ -1,6 +1,6 @@
 """Tables and database constraints only; business rules live in services/."""
 
-from .compiling import ModelView, Phrasing
+from .compiling import ModelView, Phrasing, ViewsSignal
 from .cvaa import CvaaCheckpoint, CvaaPreview, CvaaTraining, FrameFootprint
 from .marks import Item, Mark
 from .media import Keyframe, MediaJob, SatelliteImage, TelemetrySample, TelemetryTrack, Video
@@ -23,4 +23,5 @@ __all__ = [
     "TelemetrySample",
     "TelemetryTrack",
     "Video",
+    "ViewsSignal",
 ]

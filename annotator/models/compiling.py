@@ -63,6 +63,18 @@ class ModelView(models.Model):
         return f"model view of item {self.item_id}: {self.state}"
 
 
+class ViewsSignal(models.Model):
+    """One row: whether a message telling the `views` workers that views are pending is waiting in
+    the broker (`sent` > `taken`). Senders skip a message while one waits, so views compiled one by
+    one are still few messages; a worker marks it taken before it looks for pending views."""
+
+    sent = models.PositiveBigIntegerField(default=0)
+    taken = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"views messages: {self.sent} sent, {self.taken} taken"
+
+
 class Phrasing(models.Model):
     """One way a task's question is asked. The built-in ones come from the templates (seeded by a
     migration, `builtin_index` is their place in the template); admins add their own and disable

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
-from annotator.models import ModelView
+from annotator.models import ModelView, ViewsSignal
 from annotator.processing.lease import lease_end, lease_live
 
 log = logging.getLogger(__name__)
@@ -107,3 +107,21 @@ def views_reclaim_lost() -> int:
             log.warning("model view %s: its worker vanished; %s", view.id, change["state"])
             back += change["state"] == S.PENDING
     return back
+
+
+# ---- one message waiting at most ---------------------------------------------------------------
+
+
+def views_signal_raise() -> bool:
+    """Whether to send a message now: True (and recorded) unless one is already waiting in the
+    broker, untaken. The database decides between senders."""
+    if ViewsSignal.objects.filter(pk=1, sent=F("taken")).update(sent=F("sent") + 1):
+        return True
+    _, created = ViewsSignal.objects.get_or_create(pk=1, defaults={"sent": 1, "taken": 0})
+    return created
+
+
+def views_signal_taken() -> None:
+    """A worker took a message (before it looks for pending views): views queued from now on send
+    another."""
+    ViewsSignal.objects.filter(pk=1).update(taken=F("sent"))

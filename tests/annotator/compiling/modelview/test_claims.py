@@ -10,7 +10,14 @@ import pytest
 from django.utils import timezone
 
 from annotator.compiling.modelview import model_views_drain
-from annotator.compiling.modelview.claims import mine, new_claim, views_claim_pending, views_reclaim_lost
+from annotator.compiling.modelview.claims import (
+    mine,
+    new_claim,
+    views_claim_pending,
+    views_reclaim_lost,
+    views_signal_raise,
+    views_signal_taken,
+)
 from annotator.compiling.tasks import views_recover
 from annotator.models import ModelView
 from tests.annotator.compiling.modelview.views import item_on, pending_views, textured_image
@@ -88,3 +95,13 @@ def test_recovery_sends_a_message_for_views_that_waited_a_lease(
     views_recover()
     view.refresh_from_db()
     assert (view.state, view.attempts) == ("succeeded", 1)
+
+
+def test_while_a_message_waits_for_a_worker_no_other_is_sent() -> None:
+    # given no message waiting / when views are queued three times before a worker takes one
+    sent = [views_signal_raise() for _ in range(3)]
+    # then one message went out
+    assert sent == [True, False, False]
+    # and once a worker took it, the next views send again
+    views_signal_taken()
+    assert views_signal_raise() is True
