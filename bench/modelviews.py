@@ -13,7 +13,7 @@ before first), in a throwaway data folder of its own:
   last view stored, how long the backlog took to drain after the last compile, each view's wait
   (queued to stored: median and longest) and the most files the broker's queue folder held.
 
-Usage: python bench/modelviews.py [--items N] [--images K] [--size PX] [--render-loop R]
+Usage: python bench/modelviews.py [--items N] [--images K] [--size WxH] [--render-loop R]
                                   [--view-workers P] [--before REV]
 """
 
@@ -75,8 +75,8 @@ def _textured_png(width: int, height: int, seed: int) -> bytes:
     return out.getvalue()
 
 
-def _seed(n_items: int, n_images: int, size: int) -> tuple[Any, list[tuple[str, int]]]:
-    """K scenes, each with its own satellite image (size x size) and a stand-in video file, given to
+def _seed(n_items: int, n_images: int, size: str) -> tuple[Any, list[tuple[str, int]]]:
+    """K scenes, each with its own satellite image (size: WxH) and a stand-in video file, given to
     one annotator, and one mark per item: regions (Target Visibility: the whole image drawn) and
     event points (Event Geo-localization: the candidates' cut, four option images) in turn."""
     from django.contrib.auth import get_user_model
@@ -86,6 +86,7 @@ def _seed(n_items: int, n_images: int, size: int) -> tuple[Any, list[tuple[str, 
 
     from annotator.models import Assignment, Mark, SatelliteImage, Scene, Video
 
+    width, height = (int(v) for v in size.split("x"))
     user = get_user_model().objects.create_user("bench-annotator")
     user.groups.add(Group.objects.get(name="annotator"))
     scenes = []
@@ -98,13 +99,13 @@ def _seed(n_items: int, n_images: int, size: int) -> tuple[Any, list[tuple[str, 
             size_bytes=len(data),
             duration_s=30.0,
         )
-        png = _textured_png(size, size, k)
+        png = _textured_png(width, height, k)
         image = SatelliteImage.objects.create(
             file=default_storage.save(f"satellite/bench-{k}.png", ContentFile(png)),
             original_name=f"map{k}.png",
             sha256=f"{k + 10**6:064x}",
-            width=size,
-            height=size,
+            width=width,
+            height=height,
         )
         scene = Scene.objects.create(name=f"Scene {k}", video=video)
         scene.satellite_images.add(image)
@@ -113,7 +114,7 @@ def _seed(n_items: int, n_images: int, size: int) -> tuple[Any, list[tuple[str, 
     marks, plan = [], []
     for n in range(n_items):
         scene, image = scenes[n * n_images // n_items]  # consecutive items share an image, as batches do
-        x, y = 200 + (n * 37) % (size - 500), 200 + (n * 53) % (size - 500)
+        x, y = 200 + (n * 37) % (width - 500), 200 + (n * 53) % (height - 500)
         if n % 2 == 0:
             ring = [[x, y], [x + 180, y], [x + 180, y + 140], [x, y + 140], [x, y]]
             geometry = {"type": "Polygon", "coordinates": [ring]}
@@ -261,7 +262,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=2000, help="items compiled while the workers run")
     parser.add_argument("--images", type=int, default=4, help="satellite images (scenes) they are spread over")
-    parser.add_argument("--size", type=int, default=2048, help="side of each satellite image, px")
+    parser.add_argument("--size", default="1920x1080", help="each satellite image, WxH px (the demo's frames)")
     parser.add_argument("--render-loop", type=int, default=100, help="views rendered one after the other")
     parser.add_argument("--view-workers", type=int, default=max(1, (os.cpu_count() or 2) - 1))
     parser.add_argument("--before", help="a git revision to measure in the same sitting")

@@ -81,3 +81,25 @@ def test_an_image_that_cannot_be_read_is_not_kept(tmp_path: Path) -> None:
     with pytest.raises(MediaError, match=r"map\.png: cannot be read as an image"):
         cache.get("k", lambda: Base.open(bad, 10**9))
     assert len(cache) == 0
+
+
+def test_views_decode_to_the_pixels_the_optimised_encoding_gave(tmp_path: Path) -> None:
+    """Views were written with Huffman optimisation until it was dropped for speed: the files
+    differ, what a model is given (the decoded pixels) does not."""
+    # given a view drawn now
+    src = _textured(tmp_path / "map.png", 900, 640)
+    draw_view(src, tmp_path / "view.jpg", SHAPES)
+    # when the same picture is encoded as it was before (optimize=True)
+    with Image.open(tmp_path / "view.jpg") as drawn:
+        now = np.asarray(drawn.convert("RGB"))
+    base = Base.open(src, 10**9)
+    picture, _ = base.prepared(None, 4096)
+    picture = picture.copy()
+    from media_tools.imagery.modelview import _draw_all
+
+    _draw_all(picture, SHAPES, 1.0, range(len(SHAPES)))
+    picture.save(tmp_path / "before.jpg", format="JPEG", quality=90, optimize=True, subsampling=0)
+    # then the files differ, the pixels are the same
+    assert (tmp_path / "before.jpg").read_bytes() != (tmp_path / "view.jpg").read_bytes()
+    with Image.open(tmp_path / "before.jpg") as before:
+        assert np.array_equal(np.asarray(before.convert("RGB")), now)
