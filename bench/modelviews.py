@@ -4,16 +4,17 @@ compile them), their views queued on commit, rendered by the workers `make run` 
 tree, stored through Django's storage.
 
 For each tree (this one, and `--before REV` checked out beside it, measured in the same sitting,
-before first), in a throwaway data folder of its own:
-- render loop: R views of one satellite image rendered one after the other in this process (the
-  service the worker calls), per-view milliseconds;
+before first), in a throwaway data folder of its own each time:
+- render loop: R views of one satellite image rendered one after the other in one process (the
+  service the worker calls), per-view milliseconds; the trees take turns, `--rounds` times each, and
+  the median is shown, as the load of a shared machine drifts;
 - drain: N items compiled over a few satellite images as fast as one process compiles them, with
   the tree's workers running (this tree: a media worker and a views worker with a process per core
   but one; before: the one worker of that tree's `make run`); views/s from the first compile to the
   last view stored, how long the backlog took to drain after the last compile, each view's wait
   (queued to stored: median and longest) and the most files the broker's queue folder held.
 
-Usage: python bench/modelviews.py [--items N] [--images K] [--size WxH] [--render-loop R]
+Usage: python bench/modelviews.py [--items N] [--images K] [--size WxH] [--render-loop R] [--rounds N]
                                   [--view-workers P] [--before REV]
 """
 
@@ -223,22 +224,23 @@ def child(tree: Path, args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="skymark-views-bench-") as tmp:
         data = Path(tmp)
         env = _setup(tree, data)
-        user, work = _seed(args.items + args.render_loop, args.images, args.size)
-        # The render loop takes views of the last image only, so the drain's images are fresh.
-        loop_work, drain_work = work[args.items :], work[: args.items]
-        result = {"render_ms": _render_loop(user, loop_work)}
-        result.update(_drain(tree, env, data, user, drain_work, args.view_workers))
+        if args.mode == "loop":
+            user, work = _seed(args.render_loop, 1, args.size)
+            result = {"render_ms": _render_loop(user, work)}
+        else:
+            user, work = _seed(args.items, args.images, args.size)
+            result = _drain(tree, env, data, user, work, args.view_workers)
         print("RESULT " + json.dumps(result), flush=True)
 
 
 # ---- the parent: each tree in a child process, then the table -----------------------------------
 
 
-def _measure(name: str, tree: Path, args: argparse.Namespace) -> dict:
-    print(f"{name}: seeding and measuring ...", flush=True)
-    cmd = [PYTHON, str(Path(__file__).resolve()), "--child", str(tree), "--items", str(args.items), "--images",
-           str(args.images), "--size", str(args.size), "--render-loop", str(args.render_loop), "--view-workers",
-           str(args.view_workers)]  # fmt: skip
+def _measure(name: str, tree: Path, mode: str, args: argparse.Namespace) -> dict:
+    print(f"{name}: {mode} ...", flush=True)
+    cmd = [PYTHON, str(Path(__file__).resolve()), "--child", str(tree), "--mode", mode, "--items", str(args.items),
+           "--images", str(args.images), "--size", args.size, "--render-loop", str(args.render_loop),
+           "--view-workers", str(args.view_workers)]  # fmt: skip
     out = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
     lines = [line for line in out.stdout.splitlines() if line.startswith("RESULT ")]
     if out.returncode or not lines:
@@ -246,8 +248,22 @@ def _measure(name: str, tree: Path, args: argparse.Namespace) -> dict:
     return json.loads(lines[-1][len("RESULT ") :])
 
 
+def _run_all(trees: list[tuple[str, Path]], args: argparse.Namespace) -> dict[str, dict]:
+    """Render loops taken in turns (the machine's load drifts; the median of each tree's rounds is
+    shown), then each tree's drain."""
+    results: dict[str, dict] = {name: {} for name, _ in trees}
+    loops: dict[str, list[float]] = {name: [] for name, _ in trees}
+    for _ in range(args.rounds):
+        for name, tree in trees:
+            loops[name].append(_measure(name, tree, "loop", args)["render_ms"])
+    for name, tree in trees:
+        results[name]["render_ms"] = statistics.median(loops[name])
+        results[name].update(_measure(name, tree, "drain", args))
+    return results
+
+
 ROWS = [
-    ("render loop, ms per view", "render_ms", "{:.1f}", True),
+    ("render loop, ms per view (median of the rounds)", "render_ms", "{:.1f}", True),
     ("compiled items per s", "compiled_per_s", "{:.1f}", False),
     ("views per s (first compile to last view)", "views_per_s", "{:.1f}", False),
     ("backlog drain after the last compile, s", "drain_after_compile_s", "{:.1f}", True),
@@ -266,24 +282,28 @@ def main() -> None:
     parser.add_argument("--render-loop", type=int, default=100, help="views rendered one after the other")
     parser.add_argument("--view-workers", type=int, default=max(1, (os.cpu_count() or 2) - 1))
     parser.add_argument("--before", help="a git revision to measure in the same sitting")
+    parser.add_argument("--rounds", type=int, default=3, help="render loops per tree, taken in turns")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--mode", choices=("loop", "drain"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child, args)
         return
     print(f"{os.cpu_count()} cores; {args.items} items over {args.images} images of {args.size} px; "
-          f"render loop of {args.render_loop}; views worker processes (this tree): {args.view_workers}")  # fmt: skip
-    results: dict[str, dict] = {}
+          f"render loop of {args.render_loop} x {args.rounds} rounds; views worker processes (this tree): "
+          f"{args.view_workers}")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="skymark-before-") as tmp:
+        trees = [("this tree", ROOT)]
         if args.before:
             before = Path(tmp) / "tree"
             subprocess.run(["git", "worktree", "add", "--detach", str(before), args.before], cwd=ROOT, check=True,
                            capture_output=True)  # fmt: skip
-            try:
-                results["before"] = _measure(f"before ({args.before})", before, args)
-            finally:
+            trees.insert(0, ("before", before))
+        try:
+            results = _run_all(trees, args)
+        finally:
+            if args.before:
                 subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT, capture_output=True)
-        results["this tree"] = _measure("this tree", ROOT, args)
     names = list(results)
     print(f"\n| measure | {' | '.join(names)} |" + (" this tree, times better |" if len(names) == 2 else ""))
     print("|---|" + "---|" * len(names) + ("---|" if len(names) == 2 else ""))

@@ -51,7 +51,7 @@ CELERY_TASK_ALWAYS_EAGER: bool = env.bool("CELERY_TASK_ALWAYS_EAGER", default=Fa
 # again once it runs out (workers renew it several times per lease while a step runs).
 JOB_LEASE_S: int = env.int("SKYMARK_JOB_LEASE_S", default=60)
 # Decoded satellite images a model-view worker process keeps between items (MB, per process).
-VIEW_CACHE_MB: int = env.int("SKYMARK_VIEW_CACHE_MB", default=512)
+VIEW_CACHE_MB: int = env.int("SKYMARK_VIEW_CACHE_MB", default=256)
 
 # S3-compatible storage (MinIO in docker-compose). Empty bucket = local media folder.
 S3_BUCKET: str = env.str("S3_BUCKET", default="")
