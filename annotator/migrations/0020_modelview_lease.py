@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0017_job_workers_lost'),
+        ('annotator', '0019_mark_client_key'),
     ]
 
     operations = [
