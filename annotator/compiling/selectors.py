@@ -40,12 +40,12 @@ def item_rows_for_user(*, user: Any, scene_id: int | None = None, open_only: boo
     """The items list's rows (ItemRowSerializer): as `items_for_user`, without the heavy part. An
     item's provenance holds a snapshot of every mark it was built from, geometry included, and a
     scene's big polygon copied into a dozen items made the list megabytes long. A row reads the
-    phrasing out of it in SQL, its marks' ids, versions and labels, and the snapshots only of
+    phrasing out of it in SQL, its marks' ids, versions, labels and image, and the snapshots only of
     stale items (to say what changed); the item's own page has the whole provenance."""
     qs = (
         Item.objects.select_related("model_view")
         .defer("provenance")
-        .prefetch_related(Prefetch("marks", queryset=Mark.objects.only("id", "version", "label")))
+        .prefetch_related(Prefetch("marks", queryset=Mark.objects.only("id", "version", "label", "satellite_image_id")))
         .annotate(
             approvals=Count("reviews", filter=_this_round & Q(reviews__decision="approve")),
             rejections=Count("reviews", filter=_this_round & Q(reviews__decision="reject")),

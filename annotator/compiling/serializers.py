@@ -74,6 +74,7 @@ class ItemOutputSerializer(serializers.ModelSerializer):
     stale_reason = serializers.SerializerMethodField()
     phrasing = serializers.SerializerMethodField()
     model_view = serializers.SerializerMethodField()
+    satellite_image = serializers.SerializerMethodField()
 
     class Meta:
         model = Item
@@ -89,6 +90,7 @@ class ItemOutputSerializer(serializers.ModelSerializer):
             "template",
             "seed",
             "mark_ids",
+            "satellite_image",
             "state",
             "revision",
             "stale",
@@ -110,6 +112,18 @@ class ItemOutputSerializer(serializers.ModelSerializer):
 
     def get_stale_reason(self, obj: Item) -> str:
         return stale_reason(obj)
+
+    def _snapshots(self, obj: Item) -> list[dict[str, Any]]:
+        return list(obj.provenance.get("marks", []))
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_satellite_image(self, obj: Item) -> int | None:
+        """The satellite image its marks are drawn on (compiling keeps an item's marks on one), from
+        the prefetched marks, else from the snapshot of marks deleted since."""
+        ids = {m.satellite_image_id for m in obj.marks.all()}
+        if ids:
+            return min(ids)
+        return next((s["satellite_image"] for s in self._snapshots(obj) if s.get("satellite_image")), None)
 
     @extend_schema_field(serializers.DictField(allow_null=True))
     def get_phrasing(self, obj: Item) -> dict[str, Any] | None:
@@ -184,6 +198,9 @@ class ItemRowSerializer(ItemOutputSerializer):
 
     def get_stale_reason(self, obj: Item) -> str:
         return stale_reason(obj, snapshots=getattr(obj, "stale_snapshots", None) or [])
+
+    def _snapshots(self, obj: Item) -> list[dict[str, Any]]:
+        return list(getattr(obj, "stale_snapshots", None) or [])  # the provenance is not loaded
 
     @extend_schema_field(serializers.DictField(allow_null=True))
     def get_phrasing(self, obj: Item) -> dict[str, Any] | None:

@@ -44,6 +44,8 @@ def item_record_page(request: HttpRequest, item_id: int) -> HttpResponse:
         "names": is_admin,
         "view": model_view_for(item=item),
         "marks": item.marks.all(),
+        # the satellite image its marks are drawn on (one per item; a scene may have several)
+        "image": next((m.satellite_image for m in item.marks.select_related("satellite_image")[:1]), None),
     }
     if is_admin:
         context["events"] = events_for_item(item_id=item.id)

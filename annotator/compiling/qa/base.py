@@ -17,6 +17,19 @@ from .wording import Wording, phrase
 __all__ = ["CompiledItem", "Fact", "Need", "Roles", "Template", "TemplateError"]
 
 
+def mixed_images_message(marks: list[Mark]) -> str:
+    """Which marks lie on which image, for the refusal of an item whose marks are on several: each
+    image has its own pixels, so their shapes cannot be compared or drawn together."""
+    by_image: dict[int, list[Mark]] = {}
+    for mark in marks:
+        by_image.setdefault(mark.satellite_image_id, []).append(mark)
+    parts = [
+        ", ".join(f"#{m.id} “{m.label}”" for m in group) + f" on {group[0].satellite_image}"
+        for group in by_image.values()
+    ]
+    return "all marks of an item must be drawn on the same satellite image: " + "; ".join(parts)
+
+
 @dataclass
 class CompiledItem:
     question: str
@@ -63,7 +76,7 @@ class Template:
 
     def roles(self, marks: list[Mark]) -> Roles:
         if len({m.satellite_image_id for m in marks}) > 1:
-            raise TemplateError("marks", "all marks of an item must be drawn on the same satellite image")
+            raise TemplateError("marks", mixed_images_message(marks))
         return assign_roles(self.label, self.needs, marks)
 
     def check(self, marks: list[Mark]) -> list[TemplateError]:

@@ -16,6 +16,7 @@ from annotator.access.permissions import IsAdmin
 from annotator.access.scopes import scene_get_visible
 from annotator.models import CvaaCheckpoint, CvaaTraining, Scene
 from annotator.pagination import Pages, paginate
+from annotator.parsers import INT64_MAX
 
 from . import selectors, services
 from .training import PRESETS
@@ -37,11 +38,19 @@ class SceneCvaaApi(APIView):
 
 
 class SceneCvaaPreviewsApi(APIView):
-    @extend_schema(responses=dict)
+    class PreviewsInputSerializer(serializers.Serializer):
+        image = serializers.IntegerField(
+            required=False, min_value=1, max_value=INT64_MAX, help_text="one of the scene's satellite images"
+        )
+
+    @extend_schema(parameters=[OpenApiParameter("image", int)], responses=dict)
     def get(self, request: Request, scene_id: int) -> Response:
-        """Every keyframe's boxes and footprint at once (what the workspace draws while scrubbing)."""
+        """Every keyframe's boxes and footprint at once on one of the scene's satellite images (`?image=ID`;
+        the first by default): what the workspace draws while scrubbing."""
         scene = scene_get_visible(user=request.user, scene_id=scene_id, qs=Scene.objects.select_related("video"))
-        return Response(selectors.cvaa_previews_for_scene(scene=scene))
+        data = self.PreviewsInputSerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        return Response(selectors.cvaa_previews_for_scene(scene=scene, image_id=data.validated_data.get("image")))
 
 
 class CvaaCheckpointOutputSerializer(serializers.ModelSerializer):

@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import F
 from django.db.models.functions import Abs
+from django.http import Http404
 
 from annotator.models import CvaaCheckpoint, CvaaPreview, Keyframe, MediaJob, SatelliteImage, Scene
 
@@ -72,10 +73,15 @@ def _frames(
     return out
 
 
-def _head(scene: Scene) -> tuple[SatelliteImage | None, CvaaCheckpoint | None, dict[str, Any]]:
-    """The image previews are shown on (the workspace's: the scene's first), and what the page needs
-    to know besides the frames."""
-    image = scene.satellite_images.order_by("id").first()
+def _head(
+    scene: Scene, image_id: int | None = None
+) -> tuple[SatelliteImage | None, CvaaCheckpoint | None, dict[str, Any]]:
+    """The image previews are shown on (the one named, else the scene's first), and what the page
+    needs to know besides the frames."""
+    images = scene.satellite_images.order_by("id")
+    image = images.first() if image_id is None else images.filter(id=image_id).first()
+    if image is None and image_id is not None:
+        raise Http404("this scene has no such satellite image")
     checkpoint = checkpoint_active()
     return (
         image,
@@ -89,9 +95,11 @@ def _head(scene: Scene) -> tuple[SatelliteImage | None, CvaaCheckpoint | None, d
     )
 
 
-def cvaa_previews_for_scene(*, scene: Scene) -> dict[str, Any]:
-    """Every keyframe of the scene with its CVAA boxes and best footprint (the workspace fetches once)."""
-    image, checkpoint, head = _head(scene)
+def cvaa_previews_for_scene(*, scene: Scene, image_id: int | None = None) -> dict[str, Any]:
+    """Every keyframe of the scene with its CVAA boxes and best footprint on one of its images (the
+    first unless `image_id` names another; the workspace fetches once per image it shows). Http404
+    when the scene has no such image."""
+    image, checkpoint, head = _head(scene, image_id)
     keyframes = list(Keyframe.objects.filter(video_id=scene.video_id).order_by("index"))
     return {**head, "frames": _frames(scene, image, checkpoint, keyframes)}
 

@@ -77,6 +77,7 @@
  * @property {string} [answer]
  * @property {string} [state]
  * @property {number[]} [mark_ids]
+ * @property {number|null} [satellite_image] the image its marks are drawn on
  * @property {number} [revision]
  * @property {boolean} [stale]
  * @property {number} [approvals]

@@ -49,11 +49,9 @@ export class MapView {
     this.time = 0;
     this.extent = [0, 0, this.w, this.h];
     this.georef = opts.georef || null;
-    // With a georeference the pixel projection knows its ground size, so a scale bar can show metres.
-    this.projection = new ol.proj.Projection({
-      code: "pixel", units: "pixels", extent: this.extent,
-      ...(this.georef ? { metersPerUnit: this.georef.m_per_px } : {}),
-    });
+    this.projection = this.pixelProjection();
+    /** The scale bar, shown while the image is georeferenced. @type {any} */
+    this.scaleLine = null;
     this.marks = new ol.source.Vector();
     this.dots = new ol.source.Vector();
     this.pending = new ol.source.Vector();
@@ -72,14 +70,53 @@ export class MapView {
     this.map = new ol.Map({
       target,
       layers: [this.baseLayer(opts), this.cvaaLayer, this.marksLayer, this.dotsLayer, this.pendingLayer, this.handlesLayer],
-      view: new ol.View({ projection: this.projection, extent: this.extent, constrainOnlyCenter: true, maxZoom: 8 }),
+      view: this.pixelView(),
     });
     this.fit();
     this.addFitControl();
-    if (this.georef) this.map.addControl(new ol.control.ScaleLine({ units: "metric" }));
+    this.showScaleLine();
     this.listen();
     // Fit again once the element has its final size (the grid lays out after the script runs).
     new ResizeObserver(() => { this.map.updateSize(); }).observe(target);
+  }
+
+  /** The image's own pixel projection. With a georeference it knows its ground size, so a scale
+   *  bar can show metres. */
+  pixelProjection() {
+    return new ol.proj.Projection({
+      code: "pixel", units: "pixels", extent: this.extent,
+      ...(this.georef ? { metersPerUnit: this.georef.m_per_px } : {}),
+    });
+  }
+
+  pixelView() {
+    return new ol.View({ projection: this.projection, extent: this.extent, constrainOnlyCenter: true, maxZoom: 8 });
+  }
+
+  showScaleLine() {
+    if (this.scaleLine) { this.map.removeControl(this.scaleLine); this.scaleLine = null; }
+    if (!this.georef) return;
+    this.scaleLine = new ol.control.ScaleLine({ units: "metric" });
+    this.map.addControl(this.scaleLine);
+  }
+
+  /** Show another satellite image of the scene: its pixels are not the other's, so the projection,
+   *  the view and the base layer (its tile pyramid) are replaced, and the marks, trajectory dots and
+   *  CVAA overlays drawn on the old one go; the caller adds the new image's marks (setMark) and its
+   *  CVAA previews. Selection, highlight, flags, hidden labels and the time stay.
+   *  @param {Omit<MapOptions, "isCurrent"|"onSelect">} opts */
+  setImage(opts) {
+    this.w = opts.width;
+    this.h = opts.height;
+    this.extent = [0, 0, this.w, this.h];
+    this.georef = opts.georef || null;
+    this.projection = this.pixelProjection();
+    [this.marks, this.dots, this.pending, this.handles, this.cvaa].forEach((source) => source.clear());
+    this.cvaaFrames = null;
+    this.map.getLayers().setAt(0, this.baseLayer(opts));
+    this.map.setView(this.pixelView());
+    this.fit();
+    this.showScaleLine();
   }
 
   /** Select with a click (select tool); a pointer cursor over what can be clicked. */

@@ -74,6 +74,16 @@ export class WorkspaceMap extends MapView {
     this.syncEditing(id);
   }
 
+  /** Another image: a shape half drawn on the old one is dropped, and the tool starts afresh.
+   * @param {Omit<import("./map.js").MapOptions, "isCurrent"|"onSelect">} opts */
+  setImage(opts) {
+    const tool = this.tool;
+    this.stopTool();
+    if (this.editFeatures) { this.editFeatures.clear(); this.moveFeatures.clear(); }
+    super.setImage(opts);
+    if (tool !== "none") this.setTool(tool, this.toolCb);
+  }
+
   // ---- tools -------------------------------------------------------------------------------
   /** @param {"none"|"point"|"polygon"|"ellipse"|"polyline"|string} tool @param {ToolCallbacks} cb */
   setTool(tool, cb) {

@@ -5,6 +5,7 @@
 
 import { api, getAll, urlFor } from "../lib/api.js";
 import { byId } from "../lib/dom.js";
+import { imageName } from "../workspace/images.js";
 import { viewsPending } from "./item_pick.js";
 import { itemEntry } from "./lists.js";
 
@@ -51,7 +52,11 @@ export class ItemsPanel {
     if (!this.list) return;
     const sorted = [...this.ws.items.values()].sort((a, b) => Number(needsYou(b)) - Number(needsYou(a)) || b.id - a.id);
     const recordUrl = this.ws.cfg.itemRecordUrl;
-    this.list.replaceChildren(...sorted.map((it) => itemEntry(it, { editable: this.ws.editable, recordUrl, refusal: this.refusals.get(it.id) })));
+    const several = this.ws.images.length > 1;
+    this.list.replaceChildren(...sorted.map((it) => itemEntry(it, {
+      editable: this.ws.editable, recordUrl, refusal: this.refusals.get(it.id),
+      image: several ? imageName(this.ws, it.satellite_image) : "",
+    })));
     byId("items-count").textContent = String(sorted.length);
     byId("items-empty").classList.toggle("hidden", sorted.length > 0);
     this.ws.render();

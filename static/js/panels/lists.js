@@ -61,6 +61,8 @@ function factsText(mark, labelOf) {
  * @property {boolean} highlighted
  * @property {Feedback[]|undefined} feedback
  * @property {(id: number) => string|undefined} [labelOf] another mark's label, to name it in a relation
+ * @property {string} [image] the name of the satellite image it is drawn on ("" with one image)
+ * @property {boolean} [onImage] drawn on the image the map shows now (else a click switches to its image)
  */
 
 /** @param {Mark} mark @param {MarkEntryOptions} opts */
@@ -84,12 +86,16 @@ export function markEntry(mark, opts) {
     mark.kind === "polyline" && (mark.vertex_times || []).length ? el("span", {}, (mark.vertex_times || []).length + " timed vertices") : null,
     opts.showFacts ? el("span", { class: "mk-visible" }, "visible: " + visibleText(mark)) : null,
     facts ? el("span", { class: "mk-facts" }, facts) : null,
+    opts.image ? el("span", { class: "mk-image", dataset: { testid: "mark-image" }, title: "The satellite image this mark is drawn on" }, "on " + opts.image) : null,
     el("span", { class: "mono" }, mark.id > 0 ? "#" + mark.id : "new"));
+  const offImage = opts.onImage === false;
   const classes = [opts.current ? "current" : "dim", opts.selected ? "selected" : "", opts.highlighted ? "highlight" : "",
-    opts.hidden ? "concealed" : "", opts.pending ? "pending" : ""];
+    opts.hidden ? "concealed" : "", opts.pending ? "pending" : "", offImage ? "other-image" : ""];
   const li = el("li", {
     class: classes.join(" ").replace(/\s+/g, " ").trim(),
-    dataset: { markId: mark.id, kind: mark.kind, label: mark.label }, title: "Click to select this mark and seek the video to it",
+    dataset: { markId: mark.id, kind: mark.kind, label: mark.label, image: mark.satellite_image ?? "" },
+    title: offImage ? `Drawn on ${opts.image}: click to show that image, select this mark and seek the video to it`
+      : "Click to select this mark and seek the video to it",
   }, top, meta);
   for (const f of opts.feedback || []) {
     li.append(el("div", { class: "mk-feedback" },
@@ -144,7 +150,8 @@ const withdrawButton = () => el("button", { class: "btn small danger withdraw-it
   dataset: { action: "withdraw", testid: "withdraw-item" },
   title: "Give this item up: it leaves review for good (its reviews stay on its record)" }, "Withdraw");
 
-/** @param {Item} item @param {{editable: boolean, recordUrl?: string, refusal?: string}} opts */
+/** @param {Item} item @param {{editable: boolean, recordUrl?: string, refusal?: string, image?: string}} opts
+ *  image: the name of the satellite image its marks are on ("" leaves it out: a scene with one) */
 export function itemEntry(item, opts) {
   const view = item.model_view;
   const li = el("li", { dataset: { itemId: item.id, state: item.state, stale: item.stale ? "1" : "", revision: item.revision || 1 } },
@@ -160,6 +167,7 @@ export function itemEntry(item, opts) {
       el("span", {}, "Answer: ", el("strong", { class: "item-answer" }, item.answer)),
       item.options && item.options.length ? el("span", {}, "Options: " + item.options.join(" / ")) : null,
       el("span", {}, "Marks: " + (item.mark_ids || []).map((id) => "#" + id).join(", ")),
+      opts.image ? el("span", { class: "it-image", dataset: { testid: "item-image" } }, "Image: " + opts.image) : null,
       item.state !== "draft" ? el("span", { title: "approvals · rejections" }, "✓ " + (item.approvals || 0) + " · ✗ " + (item.rejections || 0)) : null),
     view && view.image_url ? el("a", { class: "it-view", href: view.image_url, target: "_blank", rel: "noopener",
       title: "The model view: what a model is given for this item" + (view.segment_s ? ` (video ${view.segment_s[0]}–${view.segment_s[1]} s)` : "") },

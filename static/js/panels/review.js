@@ -104,20 +104,27 @@ export class ReviewPanel {
     banner.dataset.itemId = String(id);
     banner.replaceChildren(...itemBanner(id, item).filter((n) => n !== null));
     banner.classList.remove("hidden");
+    // The item's marks are drawn on one image: show that one.
+    const first = ids.map((/** @type {number} */ m) => ws.store.get(m)).find(Boolean);
+    const imageId = item.satellite_image || (first ? first.satellite_image : null);
+    if (imageId) ws.showImage(imageId);
     if (ws.map) { ws.map.setHighlight(ids); ws.map.fitTo(ids); }
     ws.render();
-    const first = ids.map((/** @type {number} */ m) => ws.store.get(m)).filter(Boolean)
+    const earliest = ids.map((/** @type {number} */ m) => ws.store.get(m)).filter(Boolean)
       .sort((/** @type {any} */ a, /** @type {any} */ b) => a.time_start - b.time_start)[0];
-    if (first) ws.cursor.seek(first.time_start);
+    if (earliest) ws.cursor.seek(earliest.time_start);
   }
 
-  /** CVAA previews of every keyframe, fetched once; the map picks the frame for the cursor. */
+  /** CVAA previews of every keyframe on the image the map shows, fetched once per image; the map
+   * picks the frame for the cursor. */
   async loadCvaa() {
     const ws = this.ws;
     const status = document.getElementById("cvaa-status");
-    if (!ws.map || !ws.cfg.cvaaUrl) return;
+    const imageId = ws.imageId;
+    if (!ws.map || !ws.cfg.cvaaUrl || !imageId) return;
     try {
-      const data = await api.get(ws.cfg.cvaaUrl);
+      const data = await api.get(ws.cfg.cvaaUrl + "?image=" + imageId);
+      if (ws.imageId !== imageId) return;  // switched meanwhile: that image's answer draws
       ws.map.setCvaa(data.frames, data.min_score);
       if (status) status.textContent = cvaaStatus(data);
     } catch (err) {

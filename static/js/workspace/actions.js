@@ -14,6 +14,7 @@ import { geometryErrors, shiftedTo, timeErrors } from "../lib/geom.js";
  * @property {(seconds: number) => void} jump
  * @property {(tool: string) => void} tool
  * @property {() => void} fit
+ * @property {(step: number) => void} nextImage the scene's next (or previous) satellite image
  * @property {() => void} finish
  * @property {() => void} backspace
  * @property {() => void} escape
@@ -92,6 +93,12 @@ export function createActions(ws) {
     jump: (s) => ws.cursor.jump(s),
     tool: (t) => ws.setTool(t),
     fit: () => { if (ws.map) ws.map.fit(); },
+    nextImage: (step) => {
+      const n = ws.images.length;
+      if (n < 2) return;
+      const at = ws.images.findIndex((i) => i.id === ws.imageId);
+      ws.showImage(ws.images[(((at + step) % n) + n) % n].id);
+    },
     finish: () => { if (ws.map) ws.map.finishDrawing(); },
     backspace: () => { if (ws.map) ws.map.removeLastPoint(); },
     escape: () => {

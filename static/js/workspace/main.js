@@ -14,6 +14,7 @@ import { wireEvents } from "./events.js";
 import { setupKeys } from "./keys.js";
 import { setupMap } from "./map_setup.js";
 import { setupSplit } from "./split.js";
+import { setupImages } from "./images.js";
 import { createWorkspace } from "./state.js";
 import { Timeline } from "./timeline.js";
 import { setupTools } from "./tools.js";
@@ -54,6 +55,8 @@ function exposeForConsole(ws) {
     dotOf: (/** @type {number} */ id) => (ws.map ? ws.map.dotOf(ws.store.resolve(id)) : null),
     cvaaBox: () => (ws.map ? ws.map.cvaaBox() : null),
     select: (/** @type {number|null} */ id) => ws.select(id),
+    showImage: (/** @type {number} */ id) => ws.showImage(id),
+    imageId: () => ws.imageId,
     compose: () => ws.compose,
     effort: () => ws.effort,
   };
@@ -64,6 +67,7 @@ function start() {
   ws.actions = createActions(ws);
   setupView(ws);
   ws.map = setupMap(ws);
+  setupImages(ws);
   ws.timeline = new Timeline({
     cursor: ws.cursor,
     onSelect: (id) => { if (ws.tool !== "none") ws.setTool("none"); ws.select(id); },

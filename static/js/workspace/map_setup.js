@@ -1,23 +1,32 @@
 // @ts-check
-/* The satellite map of the workspace, built from what the server put on #workspace: the image or
- * its tile pyramid, the georeference, and (when the user may edit) reshaping of the selection. */
+/* The satellite map of the workspace, built from what the server put in json_script "ws-images":
+ * the image or its tile pyramid, the georeference, and (when the user may edit) reshaping of the
+ * selection. A scene with several images shows one at a time (images.js switches). */
 
-import { byId, jsonScript } from "../lib/dom.js";
+import { byId } from "../lib/dom.js";
 import { WorkspaceMap } from "../map/map_edit.js";
 
 /** @typedef {import("./state.js").Workspace} Workspace */
+/** @typedef {import("./state.js").ImageInfo} ImageInfo */
+
+/** The map's options for one image (annotator/marking/views.py image_config). @param {ImageInfo} img */
+export function imageMapOptions(img) {
+  return {
+    width: img.width, height: img.height, url: img.url,
+    tiles: img.tiles
+      ? { url: img.tiles.url.replace(/TILE$/, `{TileGroup}/{z}-{x}-{y}.${img.tiles.format || "jpg"}`), tileSize: Number(img.tiles.size) }
+      : null,
+    georef: img.georef || null,
+  };
+}
 
 /** The map, or null when the scene has no satellite image. @param {Workspace} ws */
 export function setupMap(ws) {
-  const cfg = ws.cfg;
   const target = document.getElementById("map");
-  if (!ws.imageId || !target) return null;
+  const img = ws.image();
+  if (!img || !target) return null;
   const map = new WorkspaceMap(target, {
-    width: Number(cfg.imageWidth), height: Number(cfg.imageHeight), url: cfg.imageUrl || "", isCurrent: ws.isCurrent,
-    tiles: cfg.tilesUrl
-      ? { url: cfg.tilesUrl.replace(/TILE$/, `{TileGroup}/{z}-{x}-{y}.${cfg.tileFormat || "jpg"}`), tileSize: Number(cfg.tileSize) }
-      : null,
-    georef: jsonScript("georef-data", null),
+    ...imageMapOptions(img), isCurrent: ws.isCurrent,
     // Selecting a mark that is not "now" brings the video to it; a current one keeps the cursor.
     onSelect: (id) => {
       const m = id === null ? null : ws.store.get(id);

@@ -40,6 +40,7 @@ export const SHORTCUTS = [
   ["]", "Time anchor: end = now", (e) => !ctrl(e) && e.key === "]", "anchor", "end"],
   ["I", "Time anchor: instant at now", letter("i"), "anchor", "instant"],
   ["F", "Fit the whole image", letter("f"), "fit"],
+  ["M", "Next satellite image (a scene with several)", letter("m"), "nextImage", 1],
   ["?", "This help", (e) => e.key === "?", "help"],
 ];
 

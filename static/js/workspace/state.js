@@ -45,13 +45,24 @@ import { MarkStore } from "./store.js";
  * @property {string} fps
  * @property {string} duration
  * @property {string} frameCount the probe's frame count ("" until probed)
- * @property {string} [imageId]
- * @property {string} [imageWidth]
- * @property {string} [imageHeight]
- * @property {string} [imageUrl]
- * @property {string} [tilesUrl]
- * @property {string} [tileSize]
- * @property {string} [tileFormat]
+ * @property {string} [imageId] the image the map opens on
+ */
+
+/**
+ * One satellite image of the scene (json_script "ws-images", annotator/marking/views.py).
+ * @typedef {object} ImageInfo
+ * @property {number} id
+ * @property {string} name
+ * @property {number} width
+ * @property {number} height
+ * @property {string} url the whole display image
+ * @property {{url: string, size: number, format: string}|null} tiles the tile pyramid, with TILE where a tile's path goes
+ * @property {any} georef the browser georeference, or null
+ * @property {number|null} gsd_m metres per pixel, when georeferenced
+ * @property {string} georef_kind
+ * @property {string} georef_label how it is georeferenced, for people ("" when it is not)
+ * @property {number|null} rms_m
+ * @property {string} note where the picture comes from
  */
 
 /**
@@ -61,7 +72,10 @@ import { MarkStore } from "./store.js";
  * @property {boolean} editable
  * @property {boolean} canListItems
  * @property {boolean} showFacts
- * @property {number|null} imageId
+ * @property {number|null} imageId the image the map shows now
+ * @property {ImageInfo[]} images every satellite image of the scene
+ * @property {() => ImageInfo|null} image the one the map shows now
+ * @property {(id: number) => boolean} showImage switch the map to another image (false: no such image)
  * @property {string[]} labels the project's label set
  * @property {string[]} tasks the tasks items can be compiled for
  * @property {Map<number, Item>} items
@@ -119,6 +133,8 @@ export function createWorkspace(root) {
     canListItems: cfg.canListItems === "1",
     showFacts: cfg.showFacts === "1",
     imageId: cfg.imageId ? Number(cfg.imageId) : null,
+    images: jsonScript("ws-images", []) || [],
+    showImage: () => false,  // images.js
     labels: (jsonScript("label-set", []) || []).filter((/** @type {unknown} */ l) => typeof l === "string"),
     tasks: jsonScript("ws-tasks", []) || [],
     items: new Map(),
@@ -138,6 +154,7 @@ export function createWorkspace(root) {
       return Boolean(mark?.locked && !mark?.copy_on_edit);
     },
   }));
+  ws.image = () => ws.images.find((i) => i.id === ws.imageId) || null;
   ws.isCurrent = (mark) => isCurrentAt(mark, cursor.t);
   ws.selectedMark = () => (ws.selectedId === null ? null : ws.store.get(ws.selectedId) || null);
   ws.saveHiddenLabels = () => {

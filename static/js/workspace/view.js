@@ -4,6 +4,7 @@
 
 import { byId } from "../lib/dom.js";
 import { labelFilter, markEntry } from "../panels/lists.js";
+import { imageName, renderImageCounts } from "./images.js";
 
 /** @typedef {import("./state.js").Workspace} Workspace */
 /** @typedef {import("../lib/types.js").Mark} Mark */
@@ -29,7 +30,9 @@ function renderMarks(ws) {
   // letter typed for the select would start a tool.
   const focused = focusedControl(list);
   const labelOf = (/** @type {number} */ id) => { const other = ws.store.get(id); return other ? other.label : undefined; };
+  const several = ws.images.length > 1;
   list.replaceChildren(...marks.map((m) => markEntry(m, {
+    image: several ? imageName(ws, m.satellite_image) : "", onImage: !several || m.satellite_image === ws.imageId,
     editable: ws.editable, showFacts: ws.showFacts, pick: ws.compose ? ws.compose.position(m.id) : -1, current: ws.isCurrent(m), selected: m.id === ws.selectedId,
     locked: ws.isLocked(m.id), pending: ws.store.isPending(m.id), hidden: ws.hiddenLabels.has(m.label),
     highlighted: ws.highlighted.has(m.id), feedback: ws.feedback.get(m.id), labelOf,
@@ -38,6 +41,7 @@ function renderMarks(ws) {
     const again = /** @type {HTMLElement|null} */ (list.querySelector(`li[data-mark-id="${focused.markId}"] [data-action="${focused.action}"]`));
     if (again) again.focus({ preventScroll: true });
   }
+  renderImageCounts(ws);
   byId("marks-count").textContent = String(marks.length);
   byId("marks-empty").classList.toggle("hidden", marks.length > 0);
   /** @type {Map<string, number>} */
@@ -71,6 +75,9 @@ function onTime(ws, t) {
 function select(ws, id, { seek } = {}) {
   id = id === null || id === undefined ? null : ws.store.resolve(id);
   if (id !== null && !ws.store.get(id)) id = null;
+  // A mark is drawn on its own image: selecting one of another image shows that image first.
+  const wanted = id === null ? null : ws.store.get(id);
+  if (wanted && wanted.satellite_image !== null && wanted.satellite_image !== ws.imageId) ws.showImage(wanted.satellite_image);
   ws.selectedId = id;
   if (ws.map) ws.map.select(id);
   for (const li of entries()) li.classList.toggle("selected", Number(li.dataset.markId) === id);

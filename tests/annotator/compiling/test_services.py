@@ -154,3 +154,33 @@ def test_marks_on_a_scene_no_longer_assigned_are_refused(annotator) -> None:
     with pytest.raises(PermissionDenied, match="no longer assigned"):
         item_compile(user=annotator, task=TV, mark_ids=[mark.id])
     assert Item.objects.count() == 0
+
+
+def test_marks_on_two_images_of_a_scene_make_no_item_and_the_refusal_names_them(annotator, api) -> None:  # type: ignore[no-untyped-def]
+    # given a scene with two satellite images and a region on each
+    from tests.factories import SatelliteImageFactory, SceneFactory
+
+    rgb, pan = SatelliteImageFactory(original_name="rgb.tif"), SatelliteImageFactory(original_name="pan.tif")
+    scene = SceneFactory(satellite_images=[rgb, pan], annotators=[annotator])
+    tower = MarkFactory(author=annotator, scene=scene, satellite_image=rgb, label="water tower")
+    pond = MarkFactory(author=annotator, scene=scene, satellite_image=pan, label="pond")
+
+    # when an item is compiled from both (Occlusion Attribution takes two regions)
+    response = api(annotator).post(
+        "/api/items/",
+        {"task": Item.Task.OCCLUSION_ATTRIBUTION, "mark_ids": [tower.id, pond.id]},
+        format="json",
+    )
+
+    # then it is refused on `marks`, naming each mark and the image it is on, and nothing is stored
+    assert response.status_code == 400
+    assert response.json()["marks"] == [
+        "all marks of an item must be drawn on the same satellite image: "
+        f"#{tower.id} “water tower” on rgb.tif; #{pond.id} “pond” on pan.tif"
+    ]
+    assert not Item.objects.exists()
+    # and an item of marks on one image says which image it uses, in the item and in the list
+    item = item_compile(user=annotator, task=TV, mark_ids=[pond.id])
+    assert api(annotator).get(f"/api/items/{item.id}/").json()["satellite_image"] == pan.id
+    listed = api(annotator).get(f"/api/items/?scene={scene.id}").json()["results"]
+    assert [(it["id"], it["satellite_image"]) for it in listed] == [(item.id, pan.id)]

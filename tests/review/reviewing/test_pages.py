@@ -132,6 +132,9 @@ def test_authors_read_their_records_without_names_and_others_not_at_all(item, re
     vote(item, second_reviewer, "no", "reject", ("wrong_key",))
     html = page(item.author).get(f"/items/{item.id}/record/").content.decode()
     assert "Reviewer 1" in html and "rev1" not in html and "audit-table" not in html
+    # the record names the satellite image the item's marks are drawn on
+    image = item.marks.get().satellite_image
+    assert f'<strong id="item-image">{image.original_name}</strong>' in html
     other = UserFactory(username="ann9", roles=["annotator"])
     assert page(other).get(f"/items/{item.id}/record/").status_code == 404
 

@@ -83,6 +83,30 @@ def test_the_list_has_every_keyframe_in_a_fixed_number_of_queries(
     assert body["image"] == previewed.satellite_images.get().id
 
 
+def test_the_list_is_for_the_image_asked_for_among_the_scenes(api, annotator, previewed) -> None:  # type: ignore[no-untyped-def]
+    # given a second image added to the scene after its previews were computed on the first
+    from tests.factories import SatelliteImageFactory
+
+    first = previewed.satellite_images.get()
+    second = SatelliteImageFactory()
+    previewed.satellite_images.add(second)
+    client = api(annotator)
+    url = f"/api/scenes/{previewed.id}/cvaa/previews/"
+
+    # when the workspace asks for each image's previews
+    on_first = client.get(url, {"image": first.id}).json()
+    on_second = client.get(url, {"image": second.id}).json()
+
+    # then each answer is for the image named: the first has its boxes, the second none yet
+    assert (on_first["image"], on_second["image"]) == (first.id, second.id)
+    assert all(f["cvaa"] is not None for f in on_first["frames"])
+    assert [f["cvaa"] for f in on_second["frames"]] == [None] * 4
+    # and an image of no scene of theirs is not found, a word is no image id
+    assert client.get(url, {"image": SatelliteImageFactory().id}).status_code == 404
+    junk = client.get(url, {"image": "first"})
+    assert junk.status_code == 400 and "image" in junk.json()
+
+
 def test_without_a_model_the_list_says_so_and_has_no_boxes(api, annotator, rotterdam_scene, run_previews) -> None:
     run_previews(rotterdam_scene)
     body = api(annotator).get(f"/api/scenes/{rotterdam_scene.id}/cvaa/previews/").json()
