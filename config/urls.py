@@ -72,6 +72,7 @@ api = [
     path("api/items/", compiling_apis.ItemListApi.as_view(), name="api-items"),
     path("api/items/check/", compiling_apis.ItemCheckApi.as_view(), name="api-items-check"),
     path("api/items/preview/", compiling_apis.ItemPreviewApi.as_view(), name="api-items-preview"),
+    path("api/items/bulk/", compiling_apis.ItemBulkApi.as_view(), name="api-items-bulk"),
     path("api/items/<int:item_id>/", compiling_apis.ItemDetailApi.as_view(), name="api-item"),
     path("api/items/<int:item_id>/submit/", compiling_apis.ItemSubmitApi.as_view(), name="api-item-submit"),
     path("api/items/<int:item_id>/recompile/", compiling_apis.ItemRecompileApi.as_view(), name="api-item-recompile"),

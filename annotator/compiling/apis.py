@@ -17,9 +17,11 @@ from annotator.access.permissions import IsAdmin, IsAnnotator, IsAssignedToScene
 from annotator.access.scopes import scene_get_visible
 from annotator.compiling import lifecycle, selectors
 from annotator.compiling.batch import items_compile_all
+from annotator.compiling.bulk import ACTIONS, MAX_BULK_ITEMS, items_bulk_act
 from annotator.compiling.checks import item_preview, tasks_check
 from annotator.compiling.serializers import (
     CompileAllOutputSerializer,
+    ItemBulkOutputSerializer,
     ItemCheckOutputSerializer,
     ItemOutputSerializer,
     ItemPreviewOutputSerializer,
@@ -237,3 +239,45 @@ class ItemWithdrawApi(APIView):
         data.is_valid(raise_exception=True)
         item = item_withdraw(user=request.user, item_id=item.id, **data.validated_data)
         return Response(_item(request, item.id))
+
+
+class ItemBulkApi(APIView):
+    """Submit, compile again or withdraw several of the annotator's items in one request: each item
+    moves on its own through the item lifecycle, all or nothing, and the answer says per item
+    whether it did (with the item as it is now) or why not."""
+
+    permission_classes = [IsAuthenticated, IsAnnotator]
+
+    class ItemBulkInputSerializer(serializers.Serializer):
+        action = serializers.ChoiceField(choices=ACTIONS)
+        ids = serializers.ListField(
+            child=serializers.IntegerField(min_value=1, max_value=INT64_MAX),
+            min_length=1,
+            max_length=MAX_BULK_ITEMS,
+            help_text=f"the items, at most {MAX_BULK_ITEMS}, each once",
+        )
+
+        def validate_ids(self, ids: list[int]) -> list[int]:
+            if len(set(ids)) != len(ids):
+                raise serializers.ValidationError("name each item once")
+            return ids
+
+    @extend_schema(request=ItemBulkInputSerializer, responses=ItemBulkOutputSerializer)
+    def post(self, request: Request) -> Response:
+        data = self.ItemBulkInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        action, ids = data.validated_data["action"], data.validated_data["ids"]
+        results = items_bulk_act(user=request.user, action=action, item_ids=ids)
+        done = [r.item_id for r in results if r.item_id is not None]
+        items = {it.id: it for it in selectors.items_for_user(user=request.user).filter(id__in=done)}
+        rows = [
+            {
+                "id": r.requested_id,
+                "ok": r.ok,
+                "error": r.error,
+                "item": ItemOutputSerializer(items[r.item_id]).data if r.item_id in items else None,
+            }
+            for r in results
+        ]
+        body = {"action": action, "done": sum(r.ok for r in results), "refused": sum(not r.ok for r in results)}
+        return Response({**body, "results": rows})

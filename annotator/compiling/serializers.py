@@ -208,3 +208,19 @@ class ItemRowSerializer(ItemOutputSerializer):
         if text is None:
             return None
         return {"id": obj.phrasing_id, "index": obj.phrasing_index, "text": text}  # type: ignore[attr-defined]
+
+
+class ItemBulkResultSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="the item named in the request")
+    ok = serializers.BooleanField()
+    error = serializers.CharField(help_text="why it was refused, in a sentence (empty when ok)")
+    item = ItemOutputSerializer(
+        allow_null=True, help_text="the item as it is now (a recompiled first draft: its new draft)"
+    )
+
+
+class ItemBulkOutputSerializer(serializers.Serializer):
+    action = serializers.CharField()
+    done = serializers.IntegerField()
+    refused = serializers.IntegerField()
+    results = ItemBulkResultSerializer(many=True)

@@ -130,6 +130,7 @@ RULES: dict[str, Route] = {
     "api-items": api(get=roles(ANN, ADM), post=roles(ANN)),
     "api-items-check": api(post=roles(ANN)),
     "api-items-preview": api(post=roles(ANN)),
+    "api-items-bulk": api(post=roles(ANN)),
     "api-item": api(get=item),
     "api-item-submit": api(post=annotate),
     "api-item-recompile": api(post=annotate),

@@ -4,8 +4,9 @@
  * their marks: the server marks them `locked` and refuses edits (409). */
 
 import { api, getAll, urlFor } from "../lib/api.js";
-import { byId } from "../lib/dom.js";
+import { byId, el } from "../lib/dom.js";
 import { imageName } from "../workspace/images.js";
+import { FILTERS, Selection, filterItems, summary } from "./bulk.js";
 import { viewsPending } from "./item_pick.js";
 import { itemEntry } from "./lists.js";
 
@@ -27,11 +28,16 @@ export class ItemsPanel {
     /** Why the server refused an action on an item (shown on its row until the next try). @type {Map<number, string>} */
     this.refusals = new Map();
     this.polls = 0;
+    this.busy = false;
     /** @type {ReturnType<typeof setTimeout>|undefined} */
     this.pollTimer = undefined;
     /** @type {ReturnType<typeof setTimeout>|undefined} */
     this.reloadTimer = undefined;
+    /** Items chosen for a bulk action; the filter says which items the list shows. */
+    this.selection = new Selection();
+    this.filter = "all";
     if (this.list) {
+      this.setupBulk();
       this.list.addEventListener("click", (ev) => {
         const btn = /** @type {HTMLButtonElement|null} */ (/** @type {HTMLElement} */ (ev.target).closest("button[data-action]"));
         const li = btn && /** @type {HTMLElement|null} */ (btn.closest("li[data-item-id]"));
@@ -51,15 +57,105 @@ export class ItemsPanel {
   render() {
     if (!this.list) return;
     const sorted = [...this.ws.items.values()].sort((a, b) => Number(needsYou(b)) - Number(needsYou(a)) || b.id - a.id);
+    const shown = filterItems(sorted, this.filter);
+    this.selection.keepOnly(shown.map((it) => it.id));
     const recordUrl = this.ws.cfg.itemRecordUrl;
     const several = this.ws.images.length > 1;
-    this.list.replaceChildren(...sorted.map((it) => itemEntry(it, {
+    this.list.replaceChildren(...shown.map((it) => itemEntry(it, {
       editable: this.ws.editable, recordUrl, refusal: this.refusals.get(it.id),
-      image: several ? imageName(this.ws, it.satellite_image) : "",
+      image: several ? imageName(this.ws, it.satellite_image) : "", selected: this.selection.has(it.id),
     })));
-    byId("items-count").textContent = String(sorted.length);
-    byId("items-empty").classList.toggle("hidden", sorted.length > 0);
+    byId("items-count").textContent = shown.length === sorted.length ? String(sorted.length) : `${shown.length} of ${sorted.length}`;
+    byId("items-empty").classList.toggle("hidden", shown.length > 0);
+    this.renderBulk(shown);
     this.ws.render();
+  }
+
+  /** The filter, the select-all box, the selection's checkboxes and the bulk buttons. */
+  setupBulk() {
+    const filter = /** @type {HTMLSelectElement|null} */ (document.getElementById("items-filter"));
+    if (filter) {
+      filter.replaceChildren(...Object.entries(FILTERS).map(([value, words]) => el("option", { value }, words)));
+      filter.addEventListener("change", () => { this.filter = filter.value; this.render(); });
+    }
+    const all = /** @type {HTMLInputElement|null} */ (document.getElementById("items-select-all"));
+    if (all) {
+      all.addEventListener("change", () => {
+        const shown = filterItems(this.ws.items.values(), this.filter).map((it) => it.id);
+        this.selection.setAll(shown, all.checked);
+        this.render();
+      });
+    }
+    /** @type {HTMLElement} */ (this.list).addEventListener("change", (ev) => {
+      const box = /** @type {HTMLInputElement} */ (ev.target);
+      const li = /** @type {HTMLElement|null} */ (box.closest("li[data-item-id]"));
+      if (box.dataset.action !== "select" || !li) return;
+      this.selection.toggle(Number(li.dataset.itemId), box.checked);
+      this.render();
+    });
+    document.querySelectorAll("#items-bulk [data-bulk]").forEach((b) => b.addEventListener("click", () => {
+      this.bulk(/** @type {import("./bulk.js").BulkAction} */ (/** @type {HTMLElement} */ (b).dataset.bulk));
+    }));
+  }
+
+  /** @param {Item[]} shown */
+  renderBulk(shown) {
+    const all = /** @type {HTMLInputElement|null} */ (document.getElementById("items-select-all"));
+    if (all) {
+      const state = this.selection.state(shown.map((it) => it.id));
+      all.checked = state === "all" && shown.length > 0;
+      all.indeterminate = state === "some";
+    }
+    document.querySelectorAll("#items-bulk [data-bulk]").forEach((node) => {
+      const button = /** @type {HTMLButtonElement} */ (node);
+      const n = this.selection.actionable(shown, /** @type {import("./bulk.js").BulkAction} */ (button.dataset.bulk)).length;
+      /** @type {HTMLElement} */ (button.querySelector(".n")).textContent = String(n);
+      button.disabled = n === 0 || this.busy;
+    });
+  }
+
+  /** One request for every selected item the action applies to; each item's result goes on its row.
+   * @param {import("./bulk.js").BulkAction} action */
+  async bulk(action) {
+    const ws = this.ws;
+    const listed = filterItems(ws.items.values(), this.filter);
+    const ids = this.selection.actionable(listed, action);
+    if (!ids.length) return;
+    if (action === "withdraw" && !window.confirm(`Withdraw ${ids.length} item${ids.length === 1 ? "" : "s"}? They leave review for good; their reviews stay on their records.`)) return;
+    this.busy = true;
+    this.renderBulk(listed);
+    ws.setStatus("saving", `${action === "submit" ? "Submitting" : action === "recompile" ? "Compiling again" : "Withdrawing"} ${ids.length}…`);
+    try {
+      const body = await api.post(ws.cfg.itemsBulkUrl, { action, ids });
+      const uids = new Map(ids.map((id) => [id, (ws.items.get(id) || { uid: "#" + id }).uid]));
+      for (const r of /** @type {import("./bulk.js").BulkResult[]} */ (body.results)) this.applyResult(r);
+      if (action !== "recompile") await ws.store.refreshLocks();  // submitted marks lock, withdrawn ones free
+      const text = summary(action, body.results, (id) => uids.get(id) || "#" + id);
+      const box = byId("bulk-summary");
+      box.textContent = text;
+      box.classList.remove("hidden");
+      box.classList.toggle("refused", body.refused > 0);
+      ws.setStatus(body.refused ? "error" : "saved", text);
+      if (action === "recompile") this.watchViews();
+    } catch (err) { ws.fail(err); }
+    this.busy = false;
+    this.render();
+    this.reloadSoon();  // a refused item may be stale by now, or changed elsewhere: list it as it is
+  }
+
+  /** An item's result from a bulk action: the item as it is now, or why it was refused.
+   * @param {import("./bulk.js").BulkResult} r */
+  applyResult(r) {
+    const ws = this.ws;
+    if (!r.ok || !r.item) { this.refusals.set(r.id, r.error); return; }
+    this.refusals.delete(r.id);
+    this.selection.toggle(r.id, false);
+    if (r.item.id !== r.id) {  // compiled again as a new item: a draft goes, a rejected one stays replaced
+      const old = ws.items.get(r.id);
+      if (old && old.state === "draft") ws.items.delete(r.id);
+      else if (old) ws.items.set(r.id, { ...old, replaced_by: r.item.id });
+    }
+    ws.items.set(r.item.id, r.item);
   }
 
   /** The scene's items, where this user may list them. */

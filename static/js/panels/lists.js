@@ -150,12 +150,16 @@ const withdrawButton = () => el("button", { class: "btn small danger withdraw-it
   dataset: { action: "withdraw", testid: "withdraw-item" },
   title: "Give this item up: it leaves review for good (its reviews stay on its record)" }, "Withdraw");
 
-/** @param {Item} item @param {{editable: boolean, recordUrl?: string, refusal?: string, image?: string}} opts
- *  image: the name of the satellite image its marks are on ("" leaves it out: a scene with one) */
+/** @param {Item} item @param {{editable: boolean, recordUrl?: string, refusal?: string, image?: string, selected?: boolean}} opts
+ *  image: the name of the satellite image its marks are on ("" leaves it out: a scene with one);
+ *  selected: its checkbox for the bulk actions (an editable list has one per item) */
 export function itemEntry(item, opts) {
   const view = item.model_view;
-  const li = el("li", { dataset: { itemId: item.id, state: item.state, stale: item.stale ? "1" : "", revision: item.revision || 1 } },
+  const li = el("li", { dataset: { itemId: item.id, state: item.state, stale: item.stale ? "1" : "", revision: item.revision || 1 },
+    class: opts.selected ? "chosen" : null },
     el("div", { class: "mk-top" },
+      opts.editable ? el("input", { type: "checkbox", class: "it-select", checked: Boolean(opts.selected),
+        "aria-label": "Select " + item.uid, dataset: { action: "select", testid: "item-select" } }) : null,
       el("span", { class: "mono small" }, item.uid),
       (item.revision || 1) > 1 ? el("span", { class: "small muted it-rev", title: "revision" }, "rev " + item.revision) : null,
       el("span", { class: "it-task small" }, TASK_LABELS[item.task] || item.task),

@@ -35,6 +35,7 @@ import { MarkStore } from "./store.js";
  * @property {string} videoUrl
  * @property {string} itemReviseUrl
  * @property {string} itemWithdrawUrl
+ * @property {string} itemsBulkUrl submit, recompile or withdraw many items (POST {action, ids})
  * @property {string} [itemRecordUrl] an item's revisions and reviews (the author's and admins' page)
  * @property {string} keyframesUrl
  * @property {string} cvaaUrl CVAA previews of every keyframe (boxes and footprints)
