@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 from annotator.access.roles import ADJUDICATOR, REVIEWER
 from annotator.models import Item, Mark, ModelView
 from review.reviewing.services import review_start
-from tests.factories import AdminFactory, MarkFactory, UserFactory
+from tests.factories import AdminFactory, MarkFactory, SatelliteImageFactory, UserFactory
 from tests.review.flow import vote
 
 pytestmark = pytest.mark.django_db
@@ -90,9 +90,11 @@ def test_before_answering_no_door_locates_the_key(submit, client, also_admin: bo
     # mark another approved item of the same scene shares
     reviewer = UserFactory(username="rev1", roles=[REVIEWER, *(["admin"] if also_admin else [])])
     MarkFactory.create_batch(3, geometry={"type": "Point", "coordinates": [3, 3]}, kind=Mark.Kind.POINT, time_end=None)
+    SatelliteImageFactory()  # nor its satellite image's (the workspace lists the scene's images by id)
     item = submit()  # its mark's id is not the item's, so an id in a body is told apart
     _rendered(item)
     client.force_login(reviewer)
+    assert item.marks.get().id not in (item.id, item.marks.get().satellite_image_id)
 
     # when they walk every door of the item before answering
     seen = _walk(client, item)
