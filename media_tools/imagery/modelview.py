@@ -304,7 +304,7 @@ def _moved(crop: IntBox | None, shapes: Sequence[Shape], size: tuple[int, int]) 
     if crop is None:
         return list(shapes), (0, 0, size[0], size[1])
     left, top, _, _ = crop
-    return [Shape(_shifted(sh.geometry, -left, -top), sh.name, sh.times) for sh in shapes], crop
+    return [Shape(shifted(sh.geometry, -left, -top), sh.name, sh.times) for sh in shapes], crop
 
 
 def _source(src: Path | Base, max_pixels: int) -> Base:
@@ -372,7 +372,8 @@ def draw_option(
     return Drawn(im.width, im.height, s, (left, top))
 
 
-def _shifted(geometry: Mapping[str, Any], dx: float, dy: float) -> dict[str, Any]:
+def shifted(geometry: Mapping[str, Any], dx: float, dy: float) -> dict[str, Any]:
+    """The geometry moved by (dx, dy) pixels: how a shape lands in a cut of the image."""
     kind = geometry.get("type")
     if kind == "Ellipse":
         cx, cy = geometry["center"]

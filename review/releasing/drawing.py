@@ -120,44 +120,15 @@ class Job:
     cut: tuple[Path, float, float] | None = None
 
 
-def _moved(geometry: dict[str, Any], dx: int, dy: int) -> dict[str, Any]:
-    """The geometry moved as the model view's cut moves it (the same arithmetic, so the same pixels)."""
-    kind = geometry.get("type")
-    if kind == "Ellipse":
-        cx, cy = geometry["center"]
-        return {**geometry, "center": [float(cx) + dx, float(cy) + dy]}
-    coords = geometry["coordinates"]
-    if kind == "Point":
-        return {**geometry, "coordinates": [float(coords[0]) + dx, float(coords[1]) + dy]}
-    if kind == "LineString":
-        return {**geometry, "coordinates": [[float(x) + dx, float(y) + dy] for x, y in coords]}
-    return {**geometry, "coordinates": [[[float(x) + dx, float(y) + dy] for x, y in ring] for ring in coords]}
-
-
 def _plan_in_cut(plan: Any, left: int, top: int) -> Any:
     """The plan with every shape moved into a picture that starts at (left, top) of the image."""
     from media_tools.imagery import Shape
+    from media_tools.imagery.modelview import shifted
 
-    moved = {id(s): Shape(_moved(dict(s.geometry), -left, -top), s.name, s.times) for s in plan.shapes}
-    options = [(name, moved.get(id(s)) or Shape(_moved(dict(s.geometry), -left, -top), s.name, s.times), colour)
+    moved = {id(s): Shape(shifted(s.geometry, -left, -top), s.name, s.times) for s in plan.shapes}
+    options = [(name, moved.get(id(s)) or Shape(shifted(s.geometry, -left, -top), s.name, s.times), colour)
                for name, s, colour in plan.options]  # fmt: skip
     return replace(plan, shapes=[moved[id(s)] for s in plan.shapes], options=options)
-
-
-def _decoded(src: Path, max_pixels: int) -> Any:
-    """The image in RGB, as the model view's drawing opens it (same limit, same conversion)."""
-    from PIL import Image, UnidentifiedImageError
-
-    from media_tools.errors import MediaError
-
-    Image.MAX_IMAGE_PIXELS = None  # the limit below applies instead of Pillow's warning
-    try:
-        with Image.open(src) as im:
-            if im.width * im.height > max_pixels:
-                raise MediaError(f"{src.name}: {im.width}×{im.height} px is over the {max_pixels:,} pixel limit")
-            return im.convert("RGB")
-    except (UnidentifiedImageError, OSError) as exc:
-        raise MediaError(f"{src.name}: cannot be read as an image ({exc.__class__.__name__})") from exc
 
 
 def draw_jobs(src: Path, jobs: list[Job], max_pixels: int) -> int:
@@ -166,6 +137,7 @@ def draw_jobs(src: Path, jobs: list[Job], max_pixels: int) -> int:
     pixels are the same as cutting the whole image each time, which decoded it once per picture).
     Runs in a worker process; touches no database. Returns how many sets it drew."""
     from annotator.compiling.modelview import draw_images
+    from media_tools.imagery.base import open_rgb
     from media_tools.imagery.modelview import MAX_VIEW_SIDE, OPTION_MAX_SIDE
 
     base = None
@@ -175,7 +147,7 @@ def draw_jobs(src: Path, jobs: list[Job], max_pixels: int) -> int:
             source, plan, crop = src, job.plan, job.crop
             if crop is not None:
                 if crop not in cuts:
-                    base = base if base is not None else _decoded(src, max_pixels)
+                    base = base if base is not None else open_rgb(src, max_pixels)
                     cuts[crop] = Path(tmp) / f"cut{len(cuts)}.ppm"
                     base.crop(crop).save(cuts[crop])
                 source, plan = cuts[crop], _plan_in_cut(plan, crop[0], crop[1])
