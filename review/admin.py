@@ -105,11 +105,11 @@ class RejectionReasonAdmin(admin.ModelAdmin):
 
 @admin.register(ReviewPolicy)
 class ReviewPolicyAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "reviewers_per_item", "admins_adjudicate", "gold_rate", "gold_min_accuracy"]
-    readonly_fields = ["updated_at", "updated_by"]
+    list_display = ["project", "reviewers_per_item", "admins_adjudicate", "gold_rate", "gold_min_accuracy"]
+    readonly_fields = ["project", "updated_at", "updated_by"]
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # one row, made by the migration
+        return False  # one row per project, made when the project's policy is first read
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

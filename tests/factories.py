@@ -29,7 +29,19 @@ from PIL import Image
 from annotator.access.roles import ADMIN, ANNOTATOR, REVIEWER
 from annotator.compiling import lifecycle
 from annotator.compiling.qa.base import mark_snapshot
-from annotator.models import Assignment, Item, Keyframe, Mark, MediaJob, SatelliteImage, Scene, Video
+from annotator.models import (
+    Assignment,
+    Item,
+    Keyframe,
+    Mark,
+    MediaJob,
+    Project,
+    ProjectMembership,
+    SatelliteImage,
+    Scene,
+    Video,
+    project_default_id,
+)
 from annotator.storage import sha256_file, store_path
 from review.models import Review
 
@@ -124,8 +136,33 @@ def stored_files(root: Path) -> set[str]:
 
 
 def _add_roles(user, create: bool, roles: list[str] | None) -> None:  # type: ignore[no-untyped-def]
+    """Roles are groups; a user with roles is also a member of the default project in each (what the
+    migration gives every user who existed before projects), so tests about one project need no setup."""
     if create and roles:
         user.groups.add(*[Group.objects.get_or_create(name=name)[0] for name in roles])
+        project = Project.objects.get(id=project_default_id())
+        for role in roles:
+            if role in ProjectMembership.Role.values:
+                ProjectMembership.objects.get_or_create(project=project, user=user, role=role)
+
+
+class ProjectFactory(DjangoModelFactory):
+    """A project with two labels (a target and a region) and a small task mix; `members={role: [users]}`."""
+
+    class Meta:
+        model = Project
+        skip_postgeneration_save = True
+
+    name = factory.Sequence(lambda n: f"Project {n}")
+    slug = factory.Sequence(lambda n: f"project-{n}")
+    labels = factory.LazyFunction(lambda: [{"name": "car", "kind": "instance"}, {"name": "road", "kind": "region"}])
+    task_mix = factory.LazyFunction(lambda: {"target_visibility": 10, "zone_counting": 5})
+
+    @factory.post_generation
+    def members(self, create: bool, extracted: dict[str, list[Any]] | None, **kwargs: object) -> None:
+        for role, users in (extracted or {}).items():
+            for user in users:
+                ProjectMembership.objects.get_or_create(project=self, user=user, role=role)
 
 
 class UserFactory(DjangoModelFactory):

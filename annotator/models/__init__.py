@@ -4,9 +4,11 @@ from .compiling import ModelView, Phrasing, ViewsSignal
 from .cvaa import CvaaCheckpoint, CvaaPreview, CvaaTraining, FrameFootprint
 from .marks import Item, Mark
 from .media import Keyframe, MediaJob, SatelliteImage, TelemetrySample, TelemetryTrack, Video
+from .projects import DEFAULT_PROJECT_SLUG, Project, ProjectMembership, project_default_id
 from .scenes import Assignment, Scene
 
 __all__ = [
+    "DEFAULT_PROJECT_SLUG",
     "Assignment",
     "CvaaCheckpoint",
     "CvaaPreview",
@@ -18,10 +20,13 @@ __all__ = [
     "MediaJob",
     "ModelView",
     "Phrasing",
+    "Project",
+    "ProjectMembership",
     "SatelliteImage",
     "Scene",
     "TelemetrySample",
     "TelemetryTrack",
     "Video",
     "ViewsSignal",
+    "project_default_id",
 ]

@@ -5,9 +5,15 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from .projects import project_default_id
+
 
 class Scene(models.Model):
     name = models.CharField(max_length=200, unique=True)
+    # Everything drawn, compiled and reviewed on the scene belongs to this project.
+    project = models.ForeignKey(
+        "annotator.Project", on_delete=models.PROTECT, related_name="scenes", default=project_default_id
+    )
     video = models.OneToOneField("annotator.Video", on_delete=models.PROTECT, related_name="scene")
     satellite_images = models.ManyToManyField("annotator.SatelliteImage", related_name="scenes")
     description = models.TextField(blank=True)

@@ -6,10 +6,13 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from annotator.models import Project
+
 
 class ReviewPolicy(models.Model):
-    """How items are reviewed: the benchmark's one policy row (id 1, made by migration 0004)."""
+    """How a project's items are reviewed: one row per project (made when first asked for)."""
 
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="review_policy")
     reviewers_per_item = models.PositiveSmallIntegerField(default=2)
     # Adjudicators are the `adjudicator` group; this lets admins adjudicate as well.
     admins_adjudicate = models.BooleanField(default=True)
@@ -24,9 +27,8 @@ class ReviewPolicy(models.Model):
     )
 
     class Meta:
-        verbose_name_plural = "review policy"
+        verbose_name_plural = "review policies"
         constraints = [
-            models.CheckConstraint(condition=Q(id=1), name="review_policy_single_row"),
             models.CheckConstraint(
                 condition=Q(reviewers_per_item__gte=1) & Q(reviewers_per_item__lte=5), name="review_policy_reviewers"
             ),

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from annotator.models import Item
+from annotator.models import Item, Project, project_default_id
 
 
 class Release(models.Model):
@@ -18,6 +18,8 @@ class Release(models.Model):
         FAILED = "failed"
 
     version = models.CharField(max_length=32, unique=True)
+    # A release freezes the approved items of one project.
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="releases", default=project_default_id)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     state = models.CharField(max_length=16, choices=State.choices, default=State.BUILDING)

@@ -13,7 +13,7 @@ from annotator.exceptions import Conflict
 from annotator.models import Item
 from review.models import Adjudication, Review
 from review.reviewing.anchors import anchors_clean
-from review.reviewing.policy import may_adjudicate
+from review.reviewing.policy import may_adjudicate, policy_for_item
 from review.reviewing.reasons import reasons_clean
 
 D = Adjudication.Decision
@@ -32,7 +32,7 @@ def item_adjudicate(
 ) -> Adjudication:
     """Approve or reject an item in adjudication, finally. `reason` (words) is required; a
     rejection also names taxonomy reasons, shown to the author on the marks like a reviewer's."""
-    if not may_adjudicate(user=adjudicator):
+    if not may_adjudicate(user=adjudicator, policy=policy_for_item(item)):
         raise PermissionDenied("only adjudicators can decide items in adjudication")
     item = Item.objects.select_for_update().select_related("scene__video").get(id=item.id)
     if item.state != Item.State.IN_ADJUDICATION:

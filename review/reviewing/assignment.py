@@ -19,11 +19,11 @@ from annotator.access.roles import REVIEWER, has_role
 from annotator.exceptions import Conflict
 from annotator.models import Item
 from review.models import GoldItem, Review, ReviewAssignment, ReviewPolicy
-from review.reviewing.policy import policy_get
+from review.reviewing.policy import policy_for_item
 
 
-def _reviewer_loads(*, exclude: set[int]) -> list[tuple[int, int, int]]:
-    """(id, open, latest) for every active reviewer not in `exclude`, in one query: `open` counts
+def _reviewer_loads(*, exclude: set[int], project_id: int) -> list[tuple[int, int, int]]:
+    """(id, open, latest) for every active reviewer of the project not in `exclude`, in one query: `open` counts
     the reviewer's undecided assignments, `latest` is the id of the last one they were given (0
     for never).
 
@@ -40,6 +40,8 @@ def _reviewer_loads(*, exclude: set[int]) -> list[tuple[int, int, int]]:
     rows = (
         get_user_model()
         .objects.filter(is_active=True, groups__name=REVIEWER)
+        # only the project's reviewers: nobody else may see its items
+        .filter(project_memberships__project_id=project_id, project_memberships__role=REVIEWER)
         .exclude(id__in=exclude)
         .annotate(
             open=Coalesce(Subquery(open_work, output_field=IntegerField()), 0),
@@ -55,7 +57,7 @@ def assignments_fill(*, item: Item, policy: ReviewPolicy | None = None) -> list[
     """Top the item's current revision up to the policy's number of reviewers (fewer when there
     are not enough reviewers; an admin can add more later). Returns the new assignments; each new
     reviewer's queue gets its share of gold checks."""
-    policy = policy or policy_get()
+    policy = policy or policy_for_item(item)
     # Two submits at once would read the same loads and both pick the same least-loaded reviewer:
     # the policy row is the lock that puts fills one after the other (held until the submit
     # commits; one short query each, so nobody waits long). SQLite serializes writers anyway.
@@ -68,7 +70,7 @@ def assignments_fill(*, item: Item, policy: ReviewPolicy | None = None) -> list[
     seen = set(
         ReviewAssignment.objects.filter(item=item, revision__lt=item.revision).values_list("reviewer_id", flat=True)
     )
-    loads = _reviewer_loads(exclude=taken | {item.author_id})
+    loads = _reviewer_loads(exclude=taken | {item.author_id}, project_id=policy.project_id)
     ranked = sorted(loads, key=lambda row: (row[0] in seen, row[1], row[2], row[0]))
     rows = ReviewAssignment.objects.bulk_create(
         ReviewAssignment(item=item, revision=item.revision, reviewer_id=reviewer_id)
@@ -95,7 +97,7 @@ def gold_top_up(*, reviewer_id: int, policy: ReviewPolicy) -> list[ReviewAssignm
     seen = ReviewAssignment.objects.filter(reviewer_id=reviewer_id).values("item_id")
     reviewed = Review.objects.filter(reviewer_id=reviewer_id).values("item_id")
     pool = (
-        GoldItem.objects.filter(item__state=Item.State.APPROVED)
+        GoldItem.objects.filter(item__state=Item.State.APPROVED, item__scene__project_id=policy.project_id)
         .exclude(item__author_id=reviewer_id)
         .exclude(item_id__in=seen)
         .exclude(item_id__in=reviewed)

@@ -1,20 +1,28 @@
-"""The review policy row and the rules read from it."""
+"""Each project's review policy row and the rules read from it."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from annotator.access.roles import ADJUDICATOR, ADMIN, user_roles
+from annotator.models import Item, project_default_id
 from review.models import ReviewPolicy
 
 
-def policy_get() -> ReviewPolicy:
-    """The one policy row (made by migration 0004; made again with defaults if a test emptied it)."""
-    return ReviewPolicy.objects.get_or_create(id=1)[0]
+def policy_get(*, project_id: Any = None) -> ReviewPolicy:
+    """The policy of a project (the default project's when none is named), made with the defaults
+    the first time it is asked for (a new project, or a test that emptied the table)."""
+    return ReviewPolicy.objects.get_or_create(project_id=project_id or project_default_id())[0]
+
+
+def policy_for_item(item: Item) -> ReviewPolicy:
+    """The policy of the item's project (items reach their project through their scene)."""
+    project_id = Item.objects.filter(id=item.pk).values_list("scene__project_id", flat=True).first()
+    return policy_get(project_id=project_id)
 
 
 def may_adjudicate(*, user: Any, policy: ReviewPolicy | None = None) -> bool:
-    """Adjudicators may; admins too while the policy lets them."""
+    """Adjudicators may; admins too while the policy (the default project's unless given) lets them."""
     roles = user_roles(user)
     if ADJUDICATOR in roles:
         return True

@@ -22,7 +22,7 @@ from annotator.models import Item
 from review.models import Review, ReviewAssignment
 from review.reviewing.anchors import anchors_clean
 from review.reviewing.judging import blind_answer_clean, blind_score
-from review.reviewing.policy import policy_get
+from review.reviewing.policy import policy_for_item
 from review.reviewing.reasons import reason_labels, reasons_clean
 
 D = Review.Decision
@@ -146,7 +146,8 @@ def _settle(*, item: Item, actor: Any) -> None:
     number): the reviewer whose decision completed the set is the transition's actor."""
     assigned = ReviewAssignment.objects.filter(item=item, revision=item.revision, gold=False).count()
     reviews = list(Review.objects.filter(item=item, revision=item.revision, gold=False))
-    if any(r.decision == D.PENDING for r in reviews) or len(reviews) < max(assigned, policy_get().reviewers_per_item):
+    needed = max(assigned, policy_for_item(item).reviewers_per_item)
+    if any(r.decision == D.PENDING for r in reviews) or len(reviews) < needed:
         return
     votes = [Vote(r.decision, r.blind_correct, r.blind_answer, tuple(r.reasons)) for r in reviews]
     action, reason = settle_outcome(votes, key=item.answer, labels=reason_labels())

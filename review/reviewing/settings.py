@@ -16,13 +16,13 @@ REASON_FIELDS = ("label", "description", "group", "active", "position")
 
 
 @transaction.atomic
-def policy_update(*, admin: Any, **fields: Any) -> ReviewPolicy:
+def policy_update(*, admin: Any, project_id: Any = None, **fields: Any) -> ReviewPolicy:
     """Change the policy; raises ValidationError naming the field out of range (the table's own
     constraints). Items already assigned keep their reviewers (assign_reviews tops them up)."""
     unknown = set(fields) - set(POLICY_FIELDS)
     if unknown:
         raise ValidationError(dict.fromkeys(unknown, "not a policy setting"))
-    policy = policy_get()
+    policy = policy_get(project_id=project_id)
     for name, value in fields.items():
         setattr(policy, name, value)
     policy.updated_by = admin

@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
 from annotator.access.roles import ADJUDICATOR, ADMIN, ANNOTATOR, REVIEWER
+from annotator.models import ProjectMembership, project_default_id
 
 DEMO_USERS = [
     ("admin", ADMIN),
@@ -43,6 +44,7 @@ class Command(BaseCommand):
             user.is_staff = user.is_superuser = role == ADMIN
             user.save()
             user.groups.set([Group.objects.get(name=role)])
+            ProjectMembership.objects.get_or_create(project_id=project_default_id(), user=user, role=role)
         call_command(
             "import_scenes",
             str(opts["manifest"]),

@@ -12,18 +12,16 @@ from django.db import transaction
 
 from annotator.models import Item
 from review.reviewing.assignment import assignments_fill
-from review.reviewing.policy import policy_get
 
 
 class Command(BaseCommand):
     help = "Assign reviewers to items in review that have fewer than the review policy asks for."
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        policy = policy_get()
         added = 0
         for item_id in Item.objects.filter(state=Item.State.IN_REVIEW).order_by("id").values_list("id", flat=True):
             with transaction.atomic():
                 item = Item.objects.select_for_update().get(id=item_id)
                 if item.state == Item.State.IN_REVIEW:
-                    added += len(assignments_fill(item=item, policy=policy))
-        self.stdout.write(f"{added} assignment(s) added ({policy.reviewers_per_item} reviewers per item).")
+                    added += len(assignments_fill(item=item))
+        self.stdout.write(f"{added} assignment(s) added (as many reviewers per item as its project's policy asks).")
