@@ -16,6 +16,8 @@ from annotator.marking import views as marking_views
 from annotator.processing import apis as processing_apis
 from annotator.processing import files
 from annotator.processing.cvaa import apis as cvaa_apis
+from annotator.projects import apis as project_apis
+from annotator.projects import views as project_views
 from review.dashboards import views as dashboard_views
 from review.releasing import apis as releasing_apis
 from review.releasing import views as releasing_views
@@ -28,6 +30,18 @@ from review.scoring import views as scoring_views
 api = [
     path("api/auth/token/", TokenApi.as_view(), name="api-token"),
     # intake
+    # projects
+    path("api/projects/", project_apis.ProjectListApi.as_view(), name="api-projects"),
+    path("api/projects/<int:project_id>/", project_apis.ProjectDetailApi.as_view(), name="api-project"),
+    path(
+        "api/projects/<int:project_id>/members/", project_apis.ProjectMembersApi.as_view(), name="api-project-members"
+    ),
+    path(
+        "api/projects/<int:project_id>/assignments/",
+        project_apis.ProjectAssignmentsApi.as_view(),
+        name="api-project-assignments",
+    ),
+    path("api/scenes/<int:scene_id>/reassign/", project_apis.SceneReassignApi.as_view(), name="api-scene-reassign"),
     path("api/scenes/", intake_apis.SceneListApi.as_view(), name="api-scenes"),
     path("api/scenes/<int:scene_id>/", intake_apis.SceneDetailApi.as_view(), name="api-scene"),
     path("api/scenes/telemetry-preview/", intake_apis.TelemetryPreviewApi.as_view(), name="api-telemetry-preview"),
@@ -123,6 +137,9 @@ pages = [
     path("", dashboard_views.home, name="home"),
     path("login/", auth_views.LoginView.as_view(authentication_form=LockoutAuthenticationForm), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("projects/", project_views.project_list, name="projects"),
+    path("projects/<int:project_id>/", project_views.project_detail, name="project-detail"),
+    path("projects/<int:project_id>/assignments/", project_views.project_assignments, name="project-assignments"),
     path("scenes/upload/", intake_views.scene_upload, name="scene-upload"),
     path("scenes/<int:scene_id>/", intake_views.scene_detail, name="scene-detail"),
     path("scenes/<int:scene_id>/workspace/", marking_views.workspace, name="workspace"),

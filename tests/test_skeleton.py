@@ -25,6 +25,7 @@ from django.core.files.storage import default_storage
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from annotator.models import ProjectMembership, project_default_id
 from config.celery import app as celery_app
 from tests.workers import database_url
 
@@ -80,6 +81,7 @@ def worker(tmp_path: Path) -> Iterator[subprocess.Popen]:
 def _client_for(username: str, role: str) -> APIClient:
     user = get_user_model().objects.create_user(username=username, password=f"pw-{username}-12345")
     user.groups.add(Group.objects.get_or_create(name=role)[0])  # transactional tests flush migration data
+    ProjectMembership.objects.get_or_create(project_id=project_default_id(), user=user, role=role)
     client = APIClient()
     token = client.post("/api/auth/token/", {"username": username, "password": f"pw-{username}-12345"})
     assert token.status_code == 200, token.content

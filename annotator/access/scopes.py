@@ -1,5 +1,9 @@
 """What each user may see, as queryset filters. Selectors of every stage start from these, so a
-page and an API that list the same thing show the same rows; what is out of scope answers 404."""
+page and an API that list the same thing show the same rows; what is out of scope answers 404.
+
+Two layers: a user sees only the projects they are a member of (superusers see every project),
+and inside them what their role and assignments allow. Scenes carry the project; marks, items,
+reviews and assignments reach it through their scene, releases carry their own."""
 
 from __future__ import annotations
 
@@ -8,11 +12,21 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from annotator.access.roles import ADJUDICATOR, ADMIN, ANNOTATOR, REVIEWER, user_roles
-from annotator.models import Assignment, Item, Mark, Scene
+from annotator.models import (
+    DEFAULT_PROJECT_SLUG,
+    Assignment,
+    Item,
+    Mark,
+    Project,
+    ProjectMembership,
+    Scene,
+    project_default_id,
+)
 
 # Reviewers (and adjudicators) see what has been submitted, whatever became of it since.
 SUBMITTED_STATES = (
@@ -83,6 +97,54 @@ def _judged(*, user: Any, field: str = "id") -> Q:
     return visible & Q(**{f"{prefix}state__in": SUBMITTED_STATES})
 
 
+def member_project_ids(*, user: Any) -> QuerySet[Any] | None:
+    """The projects `user` is a member of, as a subquery of ids; None for superusers (every
+    project: no filter, no query)."""
+    if getattr(user, "is_superuser", False):
+        return None
+    return ProjectMembership.objects.filter(user_id=user.pk).values("project_id")
+
+
+def in_member_projects(*, user: Any, qs: QuerySet[Any], path: str) -> QuerySet[Any]:
+    """`qs` narrowed to rows whose project (reached through `path`, e.g. "scene__project" for
+    items, "project" for scenes and releases) the user is a member of."""
+    member = member_project_ids(user=user)
+    return qs if member is None else qs.filter(**{f"{path}_id__in": member})
+
+
+def item_in_projects_get(*, user: Any, item_id: int) -> Item:
+    """An item of one of the user's projects, whatever its state (admin actions: gold, reviewers);
+    404 for the rest."""
+    item = in_member_projects(user=user, qs=Item.objects.all(), path="scene__project").filter(id=item_id).first()
+    if item is None:
+        raise Http404("no such item")
+    return item
+
+
+def projects_visible(*, user: Any, qs: QuerySet[Project] | None = None) -> QuerySet[Project]:
+    base = Project.objects.all() if qs is None else qs
+    member = member_project_ids(user=user)
+    return base if member is None else base.filter(id__in=member)
+
+
+def project_by_slug(*, user: Any, slug: str) -> Project:
+    """A project of the user's by slug; a field error on `project` for any other (made on first
+    use for the default project, like the model's default)."""
+    if slug == DEFAULT_PROJECT_SLUG:
+        project_default_id()
+    project = projects_visible(user=user).filter(slug=slug).first()
+    if project is None:
+        raise ValidationError({"project": f"you are not a member of a project {slug!r}"})
+    return project
+
+
+def project_get_visible(*, user: Any, project_id: int, qs: QuerySet[Project] | None = None) -> Project:
+    project = projects_visible(user=user, qs=qs).filter(id=project_id).first()
+    if project is None:
+        raise Http404("no such project")
+    return project
+
+
 # Answers about who may see an image are cached per user (a map asks per tile); the cache key
 # carries the user's access version, which changes whenever an assignment of theirs does, so losing
 # a scene takes effect at the next tile, not a minute later.
@@ -119,6 +181,7 @@ def item_is_blind(*, user: Any, item_id: int) -> bool:
 def scenes_visible(*, user: Any, qs: QuerySet[Scene]) -> QuerySet[Scene]:
     """Admins see every scene, annotators their assignments, judges the scenes of items they judge."""
     roles = user_roles(user)
+    qs = in_member_projects(user=user, qs=qs, path="project")
     if ADMIN in roles:
         return qs
     visible = Q(pk__in=[])
@@ -133,6 +196,7 @@ def marks_visible(*, user: Any, qs: QuerySet[Mark]) -> QuerySet[Mark]:
     """Admins see every mark; annotators their own; judges the marks of the items they judge, except
     those of items they must still answer blind (whatever else their role lets them see)."""
     roles = user_roles(user)
+    qs = in_member_projects(user=user, qs=qs, path="scene__project")
     if ADMIN in roles:
         return _without_blind_marks(user=user, qs=qs)
     visible = Q(author=user)
@@ -145,6 +209,7 @@ def items_visible(*, user: Any, qs: QuerySet[Item]) -> QuerySet[Item]:
     """Admins see every item, annotators their own. Reviewers reach items through their queue
     (review.reviewing.selectors), which hides the key until they have answered; an admin who
     reviews an item does not see it here (key, provenance, record) before answering it either."""
+    qs = in_member_projects(user=user, qs=qs, path="scene__project")
     if ADMIN in user_roles(user):
         return _without_blind_items(user=user, qs=qs)
     return qs.filter(author=user)
@@ -165,7 +230,9 @@ def item_get_with_view(*, user: Any, item_id: int) -> Item:
     assigned to them (the view shows no key: it is what the reviewer answers from), adjudicators the
     items in adjudication and those they decided (they decide from it, lettered options included).
     404 otherwise."""
-    qs = Item.objects.select_related("model_view", "scene__video")
+    qs = in_member_projects(
+        user=user, qs=Item.objects.select_related("model_view", "scene__video"), path="scene__project"
+    )
     roles = user_roles(user)
     if ADMIN not in roles:
         qs = qs.filter(Q(author=user) | _judged(user=user))
@@ -191,11 +258,15 @@ def satellite_image_visible(*, user: Any, image_id: int) -> bool:
 def marks_editable(*, user: Any, qs: QuerySet[Mark]) -> QuerySet[Mark]:
     """Marks the user may change: their own, on a scene still assigned to them. The same rule as
     the IsAuthor and IsAssignedToScene permissions together, as a queryset (no role lookup)."""
+    qs = in_member_projects(user=user, qs=qs, path="scene__project")
     return qs.filter(author_id=user.pk, scene__assignments__annotator_id=user.pk)
 
 
 def scene_is_assigned(*, user: Any, scene_id: int) -> bool:
-    return Assignment.objects.filter(scene_id=scene_id, annotator_id=user.pk).exists()
+    """Assigned to the user, in a project they are a member of (an assignment left behind by a
+    user who left the project gives nothing)."""
+    rows = Assignment.objects.filter(scene_id=scene_id, annotator_id=user.pk)
+    return in_member_projects(user=user, qs=rows, path="scene__project").exists()
 
 
 def may_annotate(*, user: Any, scene: Scene) -> bool:

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import F
 from django.http import Http404
 
-from annotator.access.scopes import scene_is_assigned
+from annotator.access.scopes import in_member_projects, scene_is_assigned
 from annotator.compiling import lifecycle
 from annotator.compiling.modelview_queue import model_view_create, model_view_rerender
 from annotator.compiling.phrasings import phrasebook_load
@@ -119,7 +119,8 @@ def item_compile(
 def item_recompile(*, user: Any, item_id: int, active_seconds: float = 0.0) -> Item:
     """A fresh draft of the same task from the same marks, in the same order, at their current
     versions (so with the seed those give); the old item is replaced (lifecycle.item_replace)."""
-    old = Item.objects.select_for_update().filter(id=item_id, author=user).first()
+    mine = in_member_projects(user=user, qs=Item.objects.filter(id=item_id, author=user), path="scene__project")
+    old = mine.select_for_update().first()
     if old is None:
         raise Http404("no such item")
     lifecycle.item_check_replaceable(item=old)

@@ -15,19 +15,23 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAdmin
+from annotator.access.scopes import project_by_slug
 from annotator.exceptions import Conflict
 from annotator.intake import selectors
 from annotator.intake.manifest import telemetry_columns
 from annotator.intake.serializers import SceneOutputSerializer
-from annotator.intake.services import assignment_create, scene_import
+from annotator.intake.services import scene_import
 from annotator.intake.uploads import scene_spec_from_uploads, telemetry_preview
+from annotator.models import DEFAULT_PROJECT_SLUG
 from annotator.pagination import Pages, paginate
+from annotator.projects.services import assignment_create
 from media_tools.geo import GeoReference
 
 
 class SceneListApi(APIView):
     class SceneImportInputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=200)
+        project = serializers.SlugField(required=False, help_text="slug of the project (default: the default one)")
         video = serializers.FileField()
         satellite = serializers.ListField(child=serializers.FileField(), required=False, default=list)
         satellite_from_keyframe_s = serializers.FloatField(required=False, allow_null=True, min_value=0)
@@ -75,10 +79,11 @@ class SceneListApi(APIView):
         data.is_valid(raise_exception=True)
         v = data.validated_data
         values = dict(v)
+        project = project_by_slug(user=request.user, slug=values.pop("project", DEFAULT_PROJECT_SLUG))
         if v.get("gcps_file"):
             values["gcps"] = values.pop("gcps_file")
         with scene_spec_from_uploads(values) as spec:
-            scene = scene_import(spec=spec, created_by=request.user)
+            scene = scene_import(spec=spec, created_by=request.user, project=project)
         return Response(
             SceneOutputSerializer(selectors.scene_get(user=request.user, scene_id=scene.id)).data,
             status=status.HTTP_201_CREATED,

@@ -7,7 +7,9 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from annotator.access.roles import ANNOTATOR
+from annotator.access.scopes import projects_visible
 from annotator.intake.manifest import telemetry_columns
+from annotator.models import Project
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -27,6 +29,12 @@ class MultipleFileField(forms.FileField):
 
 
 class SceneUploadForm(forms.Form):
+    project = forms.ModelChoiceField(
+        queryset=Project.objects.none(),
+        empty_label=None,
+        required=False,  # scripts posting the form without it import into the default project
+        help_text="The project the scene belongs to",
+    )
     name = forms.CharField(max_length=200)
     video = forms.FileField(help_text="A drone video (MP4, MOV, AVI, MKV ...)")
     satellite = MultipleFileField(required=False, help_text="Satellite or aerial image(s) of the same place")
@@ -63,8 +71,11 @@ class SceneUploadForm(forms.Form):
     description = forms.CharField(required=False, max_length=10_000, widget=forms.Textarea(attrs={"rows": 2}))
     annotators = forms.ModelMultipleChoiceField(queryset=get_user_model().objects.none(), required=False)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, user: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        project = self.fields["project"]
+        assert isinstance(project, forms.ModelChoiceField)
+        project.queryset = projects_visible(user=user).order_by("name") if user is not None else Project.objects.all()
         field = self.fields["annotators"]
         assert isinstance(field, forms.ModelMultipleChoiceField)
         field.queryset = get_user_model().objects.filter(groups__name=ANNOTATOR).order_by("username")

@@ -13,7 +13,7 @@ from annotator.models import Assignment, MediaJob, SatelliteImage, Scene
 
 
 def scenes_for_user(*, user: Any) -> QuerySet[Scene]:
-    qs = Scene.objects.select_related("video").prefetch_related(
+    qs = Scene.objects.select_related("video", "project").prefetch_related(
         Prefetch(
             "satellite_images",
             queryset=SatelliteImage.objects.prefetch_related(

@@ -15,11 +15,11 @@ from django.db import transaction
 from PIL import Image
 
 import media_tools
-from annotator.access.roles import ANNOTATOR, has_role
-from annotator.models import Assignment, FrameFootprint, SatelliteImage, Scene, TelemetryTrack, Video
+from annotator.models import FrameFootprint, Project, SatelliteImage, Scene, TelemetryTrack, Video, project_default_id
 from annotator.processing.cvaa.footprints import frame_footprint_record
 from annotator.processing.graph import jobs_create_for_image, jobs_create_for_scene
 from annotator.processing.tasks import pipeline_start
+from annotator.projects.services import assignment_create
 from annotator.storage import delete_quietly, sha256_file, store_path
 from media_tools.cvaa import footprint_from_georefs
 from media_tools.geo import georef_from_gcps, georeference, orthophoto_from_frame
@@ -249,9 +249,10 @@ class _ImageIn:
     frame_source: str = ""
 
 
-def scene_import(*, spec: SceneSpec, created_by: Any | None) -> Scene:
-    """Create a scene from local files. Raises ValidationError with field messages; on any
-    failure no row and no stored file is left behind. Enqueues the first jobs on commit."""
+def scene_import(*, spec: SceneSpec, created_by: Any | None, project: Project | None = None) -> Scene:
+    """Create a scene of `project` (the default project unless given) from local files. Raises
+    ValidationError with field messages; on any failure no row and no stored file is left behind.
+    Enqueues the first jobs on commit."""
     spec.name = spec.name.strip()
     spec.corners = _validate_corners(spec.corners)
     spec.gcps = _validate_gcps(spec.gcps)
@@ -265,7 +266,7 @@ def scene_import(*, spec: SceneSpec, created_by: Any | None) -> Scene:
                 images.append(_frame_image(spec, video_info, Path(tmp)))
             elif spec.gcps:
                 images[0].gcps = spec.gcps
-            return _create_rows(spec, images, created_by, stored)
+            return _create_rows(spec, images, created_by, stored, project)
     except Exception:
         delete_quietly(stored)
         raise
@@ -314,7 +315,9 @@ def _frame_image(spec: SceneSpec, video_info: media_tools.VideoInfo, tmp: Path) 
 
 
 @transaction.atomic
-def _create_rows(spec: SceneSpec, images: list[_ImageIn], created_by: Any | None, stored: list[str]) -> Scene:
+def _create_rows(
+    spec: SceneSpec, images: list[_ImageIn], created_by: Any | None, stored: list[str], project: Project | None
+) -> Scene:
     video_name = spec.video_name or spec.video.name
     name = store_path(spec.video, f"videos/{video_name}")
     stored.append(name)
@@ -322,6 +325,7 @@ def _create_rows(spec: SceneSpec, images: list[_ImageIn], created_by: Any | None
         file=name, original_name=video_name, sha256=sha256_file(spec.video), size_bytes=spec.video.stat().st_size
     )
     scene = Scene.objects.create(
+        project_id=project.pk if project is not None else project_default_id(),
         name=spec.name,
         video=video,
         description=spec.description,
@@ -396,14 +400,3 @@ def _refuse_new_georef_for(existing: SatelliteImage, image_in: _ImageIn, spec: S
                 "as it is"
             }
         )
-
-
-@transaction.atomic
-def assignment_create(*, scene: Scene, annotator: Any, assigned_by: Any | None) -> Assignment:
-    """Give a scene to an annotator; assigning twice returns the existing assignment."""
-    if not has_role(annotator, ANNOTATOR):
-        raise ValidationError({"annotator": f"{annotator} is not in the annotator role"})
-    assignment, _ = Assignment.objects.get_or_create(
-        scene=scene, annotator=annotator, defaults={"assigned_by": assigned_by}
-    )
-    return assignment

@@ -16,6 +16,7 @@ from annotator.intake.forms import SceneUploadForm
 from annotator.intake.selectors import scene_get
 from annotator.intake.services import scene_import
 from annotator.intake.uploads import scene_spec_from_uploads
+from annotator.parsers import query_id
 from annotator.processing.selectors import jobs_for_scene, keyframes_for_scene
 
 
@@ -43,15 +44,17 @@ def scene_upload(request: HttpRequest) -> HttpResponse:
     field keeps the chosen files (a page reload would drop them) and the upload shows progress."""
     page_require(request, IsAdmin())
     wants_json = "application/json" in request.headers.get("Accept", "")
-    form = SceneUploadForm(request.POST or None, request.FILES or None)
+    initial = {"project": request.GET.get("project")} if query_id(request.GET.get("project", "")) else {}
+    form = SceneUploadForm(request.POST or None, request.FILES or None, user=request.user, initial=initial)
     if request.method == "POST" and form.is_valid():
         v = dict(form.cleaned_data)
         v["annotators"] = [u.username for u in v["annotators"]]
         v["satellite_from_keyframe_s"] = 0.0 if v.pop("use_keyframe") else None
         v["orthophoto_from_keyframe_s"] = 0.0 if v.pop("make_orthophoto") else None
+        project = v.pop("project")
         try:
             with scene_spec_from_uploads(v) as spec:
-                scene = scene_import(spec=spec, created_by=request.user)
+                scene = scene_import(spec=spec, created_by=request.user, project=project)
         except ValidationError as exc:
             for field, errors in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, errors)

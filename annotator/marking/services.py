@@ -20,7 +20,7 @@ from annotator.compiling.reads import mark_changes
 from annotator.exceptions import Conflict, StaleWrite
 from annotator.marking.facts import FACTS, Kind, facts_clean
 from annotator.marking.geometry import validate_geometry, with_closed_rings
-from annotator.marking.labels import label_clean
+from annotator.marking.labels import label_clean, label_set_of_scene
 from annotator.models import Mark, SatelliteImage, Scene, Video
 
 
@@ -105,7 +105,7 @@ def mark_create(
         "satellite_image": satellite_image,
         "kind": kind,
         "geometry": geometry,
-        "label": label_clean(label),
+        "label": label_clean(label, names=label_set_of_scene(scene_id=scene.pk)),
         "time_start": time_start,
         "time_end": time_end,
         "vertex_times": vertex_times or [],
@@ -217,7 +217,8 @@ def mark_update(*, mark: Mark, version: int, changes: dict[str, Any]) -> Mark:
         # Times already stored were checked against the video when they were set.
         duration=_video_duration(mark) if {"time_start", "time_end", "vertex_times"} & set(changes) else None,
     )
-    merged["label"] = label_clean(str(merged["label"]))
+    if "label" in changes:  # a label the set has since dropped stays on the marks that carry it
+        merged["label"] = label_clean(str(merged["label"]), names=label_set_of_scene(scene_id=mark.scene_id))
     if "facts" in changes:
         merged["facts"] = facts_clean(merged["facts"], duration=_video_duration(mark), mark_id=mark.id)
     changed = mark_changes(before=mark, after=merged)

@@ -64,7 +64,7 @@ def workspace(request: HttpRequest, scene_id: int) -> HttpResponse:
             "image": image,
             "images": [image_config(i) for i in images],
             "editable": may_annotate(user=request.user, scene=scene),
-            "labels": label_set(),
+            "labels": label_set(project=scene.project),
             "tasks": registered_tasks(),
         },
     )

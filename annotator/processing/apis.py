@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAdmin
 from annotator.access.scopes import scene_get_visible
-from annotator.models import MediaJob, TelemetryTrack
+from annotator.models import TelemetryTrack
 from annotator.pagination import Pages, paginate
 from annotator.processing import selectors
 from annotator.processing.serializers import KeyframeOutputSerializer, MediaJobOutputSerializer
@@ -36,7 +36,7 @@ class MediaJobRetryApi(APIView):
 
     @extend_schema(request=None, responses=MediaJobOutputSerializer)
     def post(self, request: Request, job_id: int) -> Response:
-        get_object_or_404(MediaJob, id=job_id)
+        get_object_or_404(selectors.jobs_visible(user=request.user), id=job_id)
         job = media_job_retry(job_id=job_id)
         return Response(MediaJobOutputSerializer(job).data)
 

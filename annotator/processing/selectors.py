@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import F, Q, QuerySet
 
+from annotator.access.scopes import scenes_visible
 from annotator.models import Keyframe, MediaJob, Scene, TelemetryTrack
 
 
@@ -29,3 +32,9 @@ def keyframes_for_scene(*, scene: Scene) -> QuerySet[Keyframe]:
 
 def telemetry_for_scene(*, scene: Scene) -> TelemetryTrack | None:
     return TelemetryTrack.objects.filter(scene=scene).prefetch_related("samples").first()
+
+
+def jobs_visible(*, user: Any) -> QuerySet[MediaJob]:
+    """Jobs of the scenes the user may see: a scene's own, and those of its images."""
+    scenes = scenes_visible(user=user, qs=Scene.objects.all()).values("id")
+    return MediaJob.objects.filter(Q(scene__in=scenes) | Q(satellite_image__scenes__in=scenes)).distinct()

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
-from annotator.access.roles import has_role
-from annotator.models import Assignment, Project, ProjectMembership
+from annotator.access.roles import ANNOTATOR, has_role
+from annotator.models import Assignment, Project, ProjectMembership, Scene
 from annotator.projects.rules import labels_clean, task_mix_clean
+from annotator.projects.selectors import annotator_loads, scene_work
 
 
 @transaction.atomic
@@ -59,6 +61,19 @@ def project_update(
 
 
 @transaction.atomic
+def assignment_create(*, scene: Scene, annotator: Any, assigned_by: Any | None) -> Assignment:
+    """Give a scene to an annotator; assigning twice returns the existing assignment."""
+    if not has_role(annotator, ANNOTATOR):
+        raise ValidationError({"annotator": f"{annotator} is not in the annotator role"})
+    if not ProjectMembership.objects.filter(project__scenes=scene.pk, user=annotator, role=ANNOTATOR).exists():
+        raise ValidationError({"annotator": f"{annotator} is not an annotator of the scene's project"})
+    assignment, _ = Assignment.objects.get_or_create(
+        scene=scene, annotator=annotator, defaults={"assigned_by": assigned_by}
+    )
+    return assignment
+
+
+@transaction.atomic
 def membership_add(*, project: Project, user: Any, role: str) -> ProjectMembership:
     """Make `user` a member in `role`; they must hold that role (their group). Adding twice
     returns the existing membership."""
@@ -81,3 +96,71 @@ def membership_remove(*, project: Project, user: Any, role: str) -> None:
     if role == ProjectMembership.Role.ANNOTATOR:
         for assignment in Assignment.objects.filter(scene__project=project, annotator=user):
             assignment.delete()  # one by one: each deletion announces the lost scene (access cache)
+
+
+def _annotators_of(*, project: Project, annotator_ids: list[int]) -> list[Any]:
+    """The users, who must all be the project's annotators; ValidationError on `annotators` else."""
+    users = list(
+        get_user_model()
+        .objects.filter(id__in=annotator_ids, project_memberships__project=project)
+        .filter(project_memberships__role=ProjectMembership.Role.ANNOTATOR)
+        .distinct()
+    )
+    missing = sorted(set(annotator_ids) - {u.id for u in users})
+    if missing or not users:
+        raise ValidationError({"annotators": f"not annotators of {project}: {missing or 'none chosen'}"})
+    return users
+
+
+def _scenes_of(*, project: Project, scene_ids: list[int]) -> list[int]:
+    found = set(Scene.objects.filter(project=project, id__in=scene_ids).values_list("id", flat=True))
+    if not scene_ids or found != set(scene_ids):
+        raise ValidationError({"scenes": f"not scenes of {project}: {sorted(set(scene_ids) - found) or 'none chosen'}"})
+    return scene_ids
+
+
+@transaction.atomic
+def scenes_assign(
+    *, project: Project, scene_ids: list[int], annotator_ids: list[int], balanced: bool, assigned_by: Any
+) -> list[Assignment]:
+    """Assign scenes of the project to its annotators. By hand (`balanced` False): every chosen
+    scene to every chosen annotator. Balanced: each scene to one of them, the neediest scenes
+    first (no approved item, then fewest items) to whoever has the least remaining work (their
+    scenes without an approved item), counting what this call gives. Returns the new assignments;
+    a scene an annotator already has is left as it is."""
+    users = _annotators_of(project=project, annotator_ids=annotator_ids)
+    scenes = _scenes_of(project=project, scene_ids=scene_ids)
+    have = set(Assignment.objects.filter(scene_id__in=scenes).values_list("scene_id", "annotator_id"))
+    if not balanced:
+        pairs = [(s, u) for s in scenes for u in users if (s, u.id) not in have]
+    else:
+        loads = annotator_loads(project=project, annotator_ids=[u.id for u in users])
+        pairs = []
+        for scene in scene_work(project=project, scene_ids=scenes):
+            if any((scene.id, u.id) in have for u in users):
+                continue  # one of them has it already
+            user = min(users, key=lambda u: (loads[u.id], u.username))
+            loads[user.id] += 1
+            pairs.append((scene.id, user))
+    made = [Assignment(scene_id=s, annotator=u, assigned_by=assigned_by) for s, u in pairs]
+    for assignment in made:
+        assignment.save()  # one by one: each announces the scene gained (access cache)
+    return made
+
+
+@transaction.atomic
+def scene_reassign(*, scene: Scene, from_user_id: int, to_user_id: int | None, assigned_by: Any) -> Assignment | None:
+    """Take the scene from one annotator (they lose it at once: the scopes read assignments on
+    every request and the access version changes for cached answers) and, when given, give it to
+    another annotator of its project. Their marks and items stay theirs."""
+    current = Assignment.objects.select_for_update().filter(scene=scene, annotator_id=from_user_id).first()
+    if current is None:
+        raise ValidationError({"from": "this annotator does not have the scene"})
+    new = None
+    if to_user_id is not None:
+        if to_user_id == from_user_id:
+            raise ValidationError({"to": "choose another annotator"})
+        (user,) = _annotators_of(project=scene.project, annotator_ids=[to_user_id])
+        new, _ = Assignment.objects.get_or_create(scene=scene, annotator=user, defaults={"assigned_by": assigned_by})
+    current.delete()
+    return new

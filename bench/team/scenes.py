@@ -13,8 +13,8 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 
 from annotator.access.roles import ANNOTATOR
-from annotator.intake.services import assignment_create
 from annotator.models import Scene
+from annotator.projects.services import assignment_create
 
 
 def import_demo(*, kinds: list[str] | None = None) -> list[Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -11,7 +13,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAdmin
-from annotator.models import Item
+from annotator.access.scopes import project_by_slug
+from annotator.models import DEFAULT_PROJECT_SLUG, Item
 from annotator.pagination import Pages, paginate
 from review.models import Release
 from review.releasing import selectors, splits
@@ -55,11 +58,18 @@ class ReleaseOutputSerializer(serializers.ModelSerializer):
         return reverse("release-archive", args=[obj.version]) if obj.state == Release.State.FROZEN else None
 
 
+def release_project_id(*, user: Any, slug: str) -> int:
+    return project_by_slug(user=user, slug=slug).id
+
+
 class ReleaseListApi(APIView):
     permission_classes = [IsAuthenticated, IsAdmin]
 
     class ReleaseCreateInputSerializer(serializers.Serializer):
         version = serializers.CharField(max_length=32)
+        project = serializers.SlugField(
+            required=False, default=DEFAULT_PROJECT_SLUG, help_text="the project whose approved items are frozen"
+        )
         tasks = serializers.ListField(child=serializers.ChoiceField(choices=Item.Task.choices), required=False)
         scenes = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False)
         approved_after = serializers.DateTimeField(required=False, allow_null=True)
@@ -84,7 +94,7 @@ class ReleaseListApi(APIView):
 
     @extend_schema(responses=ReleaseOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return paginate(request, selectors.releases_list(), ReleaseOutputSerializer)
+        return paginate(request, selectors.releases_list(user=request.user), ReleaseOutputSerializer)
 
     @extend_schema(request=ReleaseCreateInputSerializer, responses={202: ReleaseOutputSerializer})
     def post(self, request: Request) -> Response:
@@ -92,7 +102,9 @@ class ReleaseListApi(APIView):
         it at /api/releases/<version>/), 409 when that version is being built right now."""
         data = self.ReleaseCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        release = release_create(user=request.user, **data.validated_data)
+        fields = dict(data.validated_data)
+        project_id = release_project_id(user=request.user, slug=fields.pop("project"))
+        release = release_create(user=request.user, project_id=project_id, **fields)
         return Response(ReleaseOutputSerializer(release).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -101,7 +113,7 @@ class ReleaseDetailApi(APIView):
 
     @extend_schema(responses=ReleaseOutputSerializer)
     def get(self, request: Request, version: str) -> Response:
-        return Response(ReleaseOutputSerializer(selectors.release_get(version=version)).data)
+        return Response(ReleaseOutputSerializer(selectors.release_get(version=version, user=request.user)).data)
 
 
 class ReleaseRetryApi(APIView):
@@ -111,7 +123,7 @@ class ReleaseRetryApi(APIView):
     def post(self, request: Request, version: str) -> Response:
         """Build a stuck or failed release again (202; follow it at /api/releases/<version>/); 409
         while a live worker builds it or when it is frozen."""
-        release = release_retry(release_id=selectors.release_get(version=version).id)
+        release = release_retry(release_id=selectors.release_get(version=version, user=request.user).id)
         return Response(ReleaseOutputSerializer(release).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -122,5 +134,5 @@ class ReleaseAbandonApi(APIView):
     def post(self, request: Request, version: str) -> Response:
         """Give up a stuck or failed build: its files and rows go and the version is free again
         (204); 409 while a live worker builds it or when it is frozen."""
-        release_abandon(release_id=selectors.release_get(version=version).id)
+        release_abandon(release_id=selectors.release_get(version=version, user=request.user).id)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -10,15 +10,19 @@ from django.core.files.storage import default_storage
 from django.db.models import QuerySet
 from django.http import Http404
 
+from annotator.access.scopes import in_member_projects
 from review.models import Release
 
 
-def releases_list() -> QuerySet[Release]:
-    return Release.objects.select_related("created_by").order_by("-id")
+def releases_list(*, user: Any) -> QuerySet[Release]:
+    """The releases of the user's projects, newest first."""
+    qs = Release.objects.select_related("created_by", "project").order_by("-id")
+    return in_member_projects(user=user, qs=qs, path="project")
 
 
-def release_get(*, version: str) -> Release:
-    release = Release.objects.filter(version=version).first()
+def release_get(*, version: str, user: Any) -> Release:
+    """A release of one of the user's projects; 404 for the rest."""
+    release = releases_list(user=user).filter(version=version).first()
     if release is None:
         raise Http404(f"no release {version}")
     return release

@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotator.exceptions import Conflict
-from annotator.models import Item
+from annotator.models import Item, project_default_id
 from annotator.processing.lease import lease_live
 from annotator.storage import delete_tree_quietly
 from review.models import Release, ReleaseItem, Review
@@ -32,9 +32,14 @@ PLACEMENT_FIELDS = ("split", "tiny")
 
 
 def _approved(
-    *, tasks: list[str] | None, scenes: list[int] | None, after: datetime | None, before: datetime | None
+    *,
+    project_id: int,
+    tasks: list[str] | None,
+    scenes: list[int] | None,
+    after: datetime | None,
+    before: datetime | None,
 ) -> QuerySet[Item]:
-    qs = Item.objects.filter(state=Item.State.APPROVED)
+    qs = Item.objects.filter(state=Item.State.APPROVED, scene__project_id=project_id)
     if tasks:
         qs = qs.filter(task__in=tasks)
     if scenes:
@@ -119,14 +124,17 @@ def release_create(
     balance_yes_no: bool = True,
     test_share: float | None = None,
     enqueue: bool = True,
+    project_id: int | None = None,
 ) -> Release:
-    """Freeze the approved items that match the filters into `version` (state building) and queue
-    its build (unless `enqueue` is False: the caller runs it). Keys are balanced over what is
-    released (ordering.py); with `balance_yes_no` the surplus of each yes/no task's majority fact is
-    held back and listed. `test_share`: the share of items the test split aims at
-    (splits.TEST_SHARE unless given). Raises ValidationError (a bad or taken version, a share out
-    of range, nothing to release) or Conflict (the same version is being built right now)."""
+    """Freeze the approved items of one project (the default one unless named) that match the
+    filters into `version` (state building) and queue its build (unless `enqueue` is False: the
+    caller runs it). Keys are balanced over what is released (ordering.py); with `balance_yes_no`
+    the surplus of each yes/no task's majority fact is held back and listed. `test_share`: the
+    share of items the test split aims at (splits.TEST_SHARE unless given). Raises ValidationError
+    (a bad or taken version, a share out of range, nothing to release) or Conflict (the same
+    version is being built right now)."""
     version = version.strip()
+    project_id = project_id or project_default_id()
     if not VERSION_RE.match(version):
         raise ValidationError({"version": "use a version like 1.0 or v1.2.0"})
     share = splits.TEST_SHARE if test_share is None else float(test_share)
@@ -139,7 +147,10 @@ def release_create(
         raise Conflict(f"release {version} is being built right now; wait for it to finish")
     if existing is not None:
         raise ValidationError({"version": f"release {version} exists; releases are immutable"})
-    inputs = release_inputs(_approved(tasks=tasks, scenes=scenes, after=approved_after, before=approved_before))
+    approved = _approved(
+        project_id=project_id, tasks=tasks, scenes=scenes, after=approved_after, before=approved_before
+    )
+    inputs = release_inputs(approved)
     if not inputs.records:
         raise ValidationError({"version": "there are no approved items to release (with these filters)"})
     if inputs.not_ready:
@@ -164,7 +175,8 @@ def release_create(
         listed = ", ".join(undrawable[:10])
         message = f"no model view yet and no marked satellite image to draw it on ({listed}); render them in the admin"
         raise ValidationError({"version": f"{len(undrawable)} item(s) have {message}"})
-    parent = Release.objects.filter(state=Release.State.FROZEN).order_by("-frozen_at", "-id").first()
+    frozen = Release.objects.filter(state=Release.State.FROZEN, project_id=project_id)
+    parent = frozen.order_by("-frozen_at", "-id").first()
     rejections: dict[str, int] = {}
     released_scenes = Item.objects.filter(id__in=inputs.item_ids).values("scene_id")
     for reasons in Review.objects.filter(item__scene__in=released_scenes).values_list("reasons", flat=True):
@@ -193,6 +205,7 @@ def release_create(
         with transaction.atomic():
             release = Release.objects.create(
                 version=version,
+                project_id=project_id,
                 created_by=user,
                 filters=filters,
                 parent=parent,

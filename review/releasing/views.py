@@ -26,14 +26,15 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAdmin, page_require
+from annotator.access.scopes import items_visible, projects_visible, scenes_visible
 from annotator.exceptions import Conflict
-from annotator.models import Item, Scene
+from annotator.models import DEFAULT_PROJECT_SLUG, Item, Scene
 from annotator.openapi import UNAUTHENTICATED
 from annotator.processing.lease import lease_live
 from annotator.serving import serve_stored
 from review.models import Release
 from review.releasing import selectors, splits
-from review.releasing.apis import ReleaseListApi
+from review.releasing.apis import ReleaseListApi, release_project_id
 from review.releasing.archive import stream_zip
 from review.releasing.services import release_abandon, release_create, release_retry
 
@@ -52,6 +53,7 @@ def releases_page(request: HttpRequest) -> HttpResponse:
         form = ReleaseListApi.ReleaseCreateInputSerializer(
             data={
                 "version": request.POST.get("version", ""),
+                "project": request.POST.get("project") or DEFAULT_PROJECT_SLUG,
                 "tasks": request.POST.getlist("tasks"),
                 "scenes": request.POST.getlist("scenes"),
                 "approved_after": request.POST.get("approved_after") or None,
@@ -64,7 +66,9 @@ def releases_page(request: HttpRequest) -> HttpResponse:
         try:
             if not form.is_valid():
                 raise ValidationError({k: [str(m) for m in v] for k, v in form.errors.items()})
-            release = release_create(user=request.user, **form.validated_data)
+            fields = dict(form.validated_data)
+            project_id = release_project_id(user=request.user, slug=fields.pop("project"))
+            release = release_create(user=request.user, project_id=project_id, **fields)
         except ValidationError as exc:
             error = _form_errors(exc)
         except Conflict as exc:
@@ -74,7 +78,9 @@ def releases_page(request: HttpRequest) -> HttpResponse:
                 request, f"Release {release.version}: {release.item_count} items frozen; building its files."
             )
             return redirect("releases")
-    releases = list(selectors.releases_list())
+    releases = list(selectors.releases_list(user=request.user))
+    approved = Item.objects.filter(state=Item.State.APPROVED)
+    approved_scenes = Scene.objects.filter(items__state=Item.State.APPROVED).distinct()
     # A build whose worker stopped renewing its lease (or a failed one) can be retried or abandoned.
     for r in releases:
         # (a building one without a lease: its worker vanished before leases existed, or the queue
@@ -90,9 +96,10 @@ def releases_page(request: HttpRequest) -> HttpResponse:
         {
             "releases": releases,
             "error": error,
-            "approved_count": Item.objects.filter(state=Item.State.APPROVED).count(),
+            "approved_count": items_visible(user=request.user, qs=approved).count(),
             "tasks": Item.Task.choices,
-            "scenes": Scene.objects.filter(items__state=Item.State.APPROVED).distinct().order_by("name"),
+            "scenes": scenes_visible(user=request.user, qs=approved_scenes).order_by("name"),
+            "projects": projects_visible(user=request.user),
             "test_share_default": splits.TEST_SHARE,
             "test_share_range": (splits.MIN_TEST_SHARE, splits.MAX_TEST_SHARE),
         },
@@ -105,7 +112,7 @@ def releases_page(request: HttpRequest) -> HttpResponse:
 def release_build_action(request: HttpRequest, version: str, action: str) -> HttpResponse:
     """The releases page's Retry / Abandon buttons of a stuck or failed build."""
     page_require(request, IsAdmin())
-    release = selectors.release_get(version=version)
+    release = selectors.release_get(version=version, user=request.user)
     try:
         if action == "retry":
             release_retry(release_id=release.id)
@@ -120,8 +127,8 @@ def release_build_action(request: HttpRequest, version: str, action: str) -> Htt
     return redirect("releases")
 
 
-def _frozen(version: str) -> Release:
-    release = selectors.release_get(version=version)
+def _frozen(version: str, user: Any) -> Release:
+    release = selectors.release_get(version=version, user=user)
     if release.state != Release.State.FROZEN:
         raise Http404(f"release {version} is {release.state}, not ready to download")
     return release
@@ -131,7 +138,7 @@ def _frozen(version: str) -> Release:
 def release_datasheet(request: HttpRequest, version: str) -> HttpResponseBase:
     """The datasheet as a page (its figures are inside it), not as a download."""
     page_require(request, IsAdmin())
-    release = _frozen(version)
+    release = _frozen(version, request.user)
     return serve_stored(request, f"{release.root}/{DATASHEET}")
 
 
@@ -156,7 +163,7 @@ class ReleaseFileView(_DownloadView):
     @extend_schema(responses=_DOWNLOAD)
     def get(self, request: Request, version: str, filename: str) -> HttpResponseBase:
         """One file of a frozen release (any listed in its manifest, or the manifest), streamed."""
-        release = _frozen(version)
+        release = _frozen(version, request.user)
         listed = {f["path"] for f in release.manifest.get("files", [])} | {"manifest.json"}
         if filename not in listed:
             raise Http404("not a file of this release")
@@ -168,7 +175,7 @@ class ReleaseArchiveView(_DownloadView):
     @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY, 401: UNAUTHENTICATED})
     def get(self, request: Request, version: str, **_: Any) -> HttpResponseBase:
         """The whole release as a zip, streamed as it is written."""
-        release = _frozen(version)
+        release = _frozen(version, request.user)
         folder = f"skymark-{version}"
         response = StreamingHttpResponse(
             stream_zip(release.root, folder, release.manifest["files"]), content_type="application/zip"

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAdjudicator, IsAdmin, IsReviewer
-from annotator.access.scopes import blind_item_ids, item_record_get
+from annotator.access.scopes import blind_item_ids, in_member_projects, item_in_projects_get, item_record_get
 from annotator.models import Item
 from annotator.pagination import Pages, paginate
 from annotator.parsers import INT64_MAX
@@ -117,7 +117,8 @@ class ReviewDecisionApi(APIView):
 
     @extend_schema(request=ReviewDecisionInputSerializer, responses=ReviewOutputSerializer)
     def post(self, request: Request, review_id: int) -> Response:
-        review = get_object_or_404(Review, id=review_id, reviewer_id=request.user.pk)
+        mine = in_member_projects(user=request.user, qs=Review.objects.all(), path="item__scene__project")
+        review = get_object_or_404(mine, id=review_id, reviewer_id=request.user.pk)
         data = self.ReviewDecisionInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
@@ -151,6 +152,7 @@ class ReviewListApi(APIView):
         query.is_valid(raise_exception=True)
         f = query.validated_data
         qs = Review.objects.select_related("item", "reviewer").order_by("id")
+        qs = in_member_projects(user=request.user, qs=qs, path="item__scene__project")
         if "item" in f:
             qs = qs.filter(item_id=f["item"])
         if "reviewer" in f:
@@ -241,12 +243,12 @@ class GoldItemApi(APIView):
 
     @extend_schema(request=None, responses={201: None})
     def post(self, request: Request, item_id: int) -> Response:
-        gold_mark(item=get_object_or_404(Item, id=item_id), admin=request.user)
+        gold_mark(item=item_in_projects_get(user=request.user, item_id=item_id), admin=request.user)
         return Response({"item": item_id, "gold": True}, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: None})
     def delete(self, request: Request, item_id: int) -> Response:
-        left = gold_unmark(item=get_object_or_404(Item, id=item_id), admin=request.user)
+        left = gold_unmark(item=item_in_projects_get(user=request.user, item_id=item_id), admin=request.user)
         return Response({"item": item_id, "gold": False, "left_queues": left})
 
 
@@ -261,19 +263,20 @@ class AssignmentApi(APIView):
 
     @extend_schema(request=ReviewAssignmentInputSerializer, responses={201: None})
     def post(self, request: Request, item_id: int) -> Response:
+        item = item_in_projects_get(user=request.user, item_id=item_id)  # 404 before any field error
         data = self.ReviewAssignmentInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         reviewer = get_user_model().objects.filter(id=data.validated_data["reviewer"]).first()
         if reviewer is None:
             return Response({"reviewer": ["no such user"]}, status=status.HTTP_400_BAD_REQUEST)
-        row = assignment_add(item=get_object_or_404(Item, id=item_id), reviewer=reviewer, actor=request.user)
+        row = assignment_add(item=item, reviewer=reviewer, actor=request.user)
         return Response({"id": row.id, "item": item_id, "reviewer": reviewer.pk}, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, parameters=[ReviewAssignmentInputSerializer], responses={204: None})
     def delete(self, request: Request, item_id: int) -> Response:
+        item = item_in_projects_get(user=request.user, item_id=item_id)
         data = self.ReviewAssignmentInputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
-        item = get_object_or_404(Item, id=item_id)
         row = get_object_or_404(
             ReviewAssignment, item=item, revision=item.revision, reviewer_id=data.validated_data["reviewer"]
         )

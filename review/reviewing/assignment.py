@@ -17,7 +17,7 @@ from django.db.models.functions import Coalesce
 
 from annotator.access.roles import REVIEWER, has_role
 from annotator.exceptions import Conflict
-from annotator.models import Item
+from annotator.models import Item, ProjectMembership
 from review.models import GoldItem, Review, ReviewAssignment, ReviewPolicy
 from review.reviewing.policy import policy_for_item
 
@@ -122,6 +122,9 @@ def assignment_add(*, item: Item, reviewer: Any, actor: Any) -> ReviewAssignment
         raise ValidationError({"reviewer": "choose an active reviewer"})
     if reviewer.pk == item.author_id:
         raise ValidationError({"reviewer": "nobody reviews an item they wrote"})
+    members = ProjectMembership.objects.filter(project__scenes=item.scene_id, user=reviewer, role=REVIEWER)
+    if not members.exists():
+        raise ValidationError({"reviewer": f"{reviewer} is not a reviewer of this item's project"})
     try:
         with transaction.atomic():
             return ReviewAssignment.objects.create(

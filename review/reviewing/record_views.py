@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 
 from annotator.access.permissions import IsAdmin, page_require
 from annotator.access.roles import ADMIN, REVIEWER, user_roles
-from annotator.access.scopes import item_record_get
+from annotator.access.scopes import item_in_projects_get, item_record_get
 from annotator.exceptions import Conflict
 from annotator.models import Item
 from annotator.parsers import query_id
@@ -80,7 +80,7 @@ def items_admin_page(request: HttpRequest) -> HttpResponse:
 @require_POST
 def item_gold_page(request: HttpRequest, item_id: int) -> HttpResponse:
     page_require(request, IsAdmin())
-    item = get_object_or_404(Item, id=item_id)
+    item = item_in_projects_get(user=request.user, item_id=item_id)
     try:
         if request.POST.get("gold") == "1":
             gold_mark(item=item, admin=request.user)
@@ -98,7 +98,7 @@ def item_gold_page(request: HttpRequest, item_id: int) -> HttpResponse:
 def item_assign_page(request: HttpRequest, item_id: int) -> HttpResponse:
     """Add a reviewer to the item's current round, or take one out before they answered."""
     page_require(request, IsAdmin())
-    item = get_object_or_404(Item, id=item_id)
+    item = item_in_projects_get(user=request.user, item_id=item_id)
     reviewer_id = request.POST.get("reviewer", "")
     reviewer = get_user_model().objects.filter(id=reviewer_id).first() if query_id(reviewer_id) is not None else None
     try:

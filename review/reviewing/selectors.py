@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import F, Prefetch, Q, QuerySet
 from django.http import Http404
 
+from annotator.access.scopes import in_member_projects
 from annotator.models import Item
 from review.models import Adjudication, ItemRevision, Review, ReviewAssignment
 from review.reviewing.reasons import reason_labels
@@ -21,8 +22,9 @@ _LIVE = Q(gold=False, item__state=Item.State.IN_REVIEW) | Q(gold=True, item__sta
 def review_queue(*, reviewer: Any) -> QuerySet[ReviewAssignment]:
     """The reviewer's open assignments on current revisions, oldest first (gold checks among
     them, indistinguishable on the page), with each item, its scene and its marks."""
+    mine = ReviewAssignment.objects.filter(reviewer=reviewer, done_at__isnull=True, revision=F("item__revision"))
     return (
-        ReviewAssignment.objects.filter(reviewer=reviewer, done_at__isnull=True, revision=F("item__revision"))
+        in_member_projects(user=reviewer, qs=mine, path="item__scene__project")
         .filter(_LIVE)
         .select_related("item__scene")
         .prefetch_related("item__marks")
@@ -41,8 +43,9 @@ def review_next(*, reviewer: Any, after_item_id: int | None = None) -> Item | No
 def review_assignment_get(*, reviewer: Any, item_id: int) -> ReviewAssignment:
     """The reviewer's assignment on the item's current revision; 404 when there is none (other
     people's items, items not given to this reviewer, earlier rounds)."""
+    mine = ReviewAssignment.objects.filter(reviewer=reviewer, item_id=item_id, revision=F("item__revision"))
     assignment = (
-        ReviewAssignment.objects.filter(reviewer=reviewer, item_id=item_id, revision=F("item__revision"))
+        in_member_projects(user=reviewer, qs=mine, path="item__scene__project")
         .exclude(item__author=reviewer)
         .select_related("item__scene__video")
         .prefetch_related("item__marks")
@@ -64,8 +67,9 @@ def review_for(*, reviewer: Any, item: Item) -> Review | None:
 def adjudication_queue(*, user: Any) -> QuerySet[Item]:
     """Items in adjudication the user neither wrote nor reviewed in this round."""
     reviewed = Review.objects.filter(reviewer=user, revision=F("item__revision")).values("item_id")
+    waiting = Item.objects.filter(state=Item.State.IN_ADJUDICATION)
     return (
-        Item.objects.filter(state=Item.State.IN_ADJUDICATION)
+        in_member_projects(user=user, qs=waiting, path="scene__project")
         .exclude(author=user)
         .exclude(id__in=reviewed)
         .select_related("scene", "author")
@@ -165,7 +169,7 @@ def item_rounds(*, item: Item) -> list[Round]:
 def reviewer_reviews(*, reviewer: Any) -> QuerySet[Review]:
     """A reviewer's own reviews, newest first, with their items (for their statistics page)."""
     return (
-        Review.objects.filter(reviewer=reviewer)
+        in_member_projects(user=reviewer, qs=Review.objects.filter(reviewer=reviewer), path="item__scene__project")
         .select_related("item__scene")
         .prefetch_related(Prefetch("item__marks"))
         .order_by("-id")

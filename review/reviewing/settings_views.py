@@ -8,8 +8,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 
 from annotator.access.permissions import IsAdmin, page_require
+from annotator.access.scopes import project_get_visible, projects_visible
+from annotator.models import Project, project_default_id
+from annotator.parsers import query_id
 from review.models import RejectionReason, ReviewPolicy
 from review.reviewing.policy import policy_get
 from review.reviewing.settings import POLICY_FIELDS, policy_update, reason_create, reason_update
@@ -46,22 +50,33 @@ class NewReasonForm(forms.ModelForm):
         }
 
 
+def _project(request: HttpRequest) -> Project:
+    """The project whose policy the page shows (?project=<id>, one of the user's; the default
+    project's otherwise)."""
+    chosen = query_id(request.GET.get("project", ""))
+    if chosen is not None:
+        return project_get_visible(user=request.user, project_id=chosen)
+    return Project.objects.get(id=project_default_id())
+
+
 @login_required
 def review_settings_page(request: HttpRequest) -> HttpResponse:
     page_require(request, IsAdmin())
     reasons = list(RejectionReason.objects.order_by("position", "id"))
-    policy_form = PolicyForm(instance=policy_get(), prefix="policy")
+    project = _project(request)
+    policy_form = PolicyForm(instance=policy_get(project_id=project.id), prefix="policy")
     reason_forms = [ReasonForm(instance=r, prefix=f"r-{r.code}") for r in reasons]
     new_form = NewReasonForm(prefix="new")
     if request.method == "POST":
         which = request.POST.get("form", "")
         try:
             if which == "policy":
-                policy_form = PolicyForm(request.POST, instance=policy_get(), prefix="policy")
+                policy_form = PolicyForm(request.POST, instance=policy_get(project_id=project.id), prefix="policy")
                 if policy_form.is_valid():
-                    policy_update(admin=request.user, **{f: policy_form.cleaned_data[f] for f in POLICY_FIELDS})
-                    messages.success(request, "Review policy saved.")
-                    return redirect("review-settings")
+                    fields = {f: policy_form.cleaned_data[f] for f in POLICY_FIELDS}
+                    policy_update(admin=request.user, project_id=project.id, **fields)
+                    messages.success(request, f"Review policy of {project.name} saved.")
+                    return redirect(f"{reverse('review-settings')}?project={project.id}")
             elif which == "new":
                 new_form = NewReasonForm(request.POST, prefix="new")
                 if new_form.is_valid():
@@ -81,6 +96,12 @@ def review_settings_page(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "review/settings.html",
-        {"policy_form": policy_form, "reason_forms": reason_forms, "new_form": new_form},
+        {
+            "policy_form": policy_form,
+            "reason_forms": reason_forms,
+            "new_form": new_form,
+            "project": project,
+            "projects": projects_visible(user=request.user),
+        },
         status=400 if request.method == "POST" else 200,
     )

@@ -39,12 +39,12 @@ class SubmissionListApi(APIView):
 
     @extend_schema(responses=SubmissionOutputSerializer(many=True))
     def get(self, request: Request, version: str) -> Response:
-        release = release_get(version=version)
+        release = release_get(version=version, user=request.user)
         return paginate(request, leaderboard(release=release), SubmissionOutputSerializer)
 
     @extend_schema(request=SubmissionInputSerializer, responses={201: SubmissionOutputSerializer})
     def post(self, request: Request, version: str) -> Response:
-        release = release_get(version=version)
+        release = release_get(version=version, user=request.user)
         data = self.SubmissionInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["predictions"]

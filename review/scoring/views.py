@@ -26,7 +26,7 @@ from review.scoring.services import predictions_read, submission_create
 @login_required
 def leaderboard_page(request: HttpRequest, version: str) -> HttpResponse:
     page_require(request, IsAdmin())
-    release = release_get(version=version)
+    release = release_get(version=version, user=request.user)
     error = None
     if request.method == "POST":
         upload = request.FILES.get("predictions")
@@ -83,7 +83,7 @@ def leaderboard_page(request: HttpRequest, version: str) -> HttpResponse:
 @login_required
 def submission_log(request: HttpRequest, version: str, submission_id: int) -> HttpResponseBase:
     page_require(request, IsAdmin())
-    submission = leaderboard(release=release_get(version=version)).filter(id=submission_id).first()
+    submission = leaderboard(release=release_get(version=version, user=request.user)).filter(id=submission_id).first()
     if submission is None:
         raise Http404("no such submission")
     return serve_stored(request, submission.log.name, download_as=f"{version}-{submission.name}-log.jsonl")

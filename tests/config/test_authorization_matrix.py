@@ -1,6 +1,7 @@
 """Who may reach what: every route of the URL configuration x every role (anonymous, annotator,
-reviewer, adjudicator, admin) x an object that is the user's own, another annotator's, or nobody's,
-by token and by session. The expected outcome comes from a rule stated per route (RULES); a route
+reviewer, adjudicator, admin) x an object that is the user's own, another annotator's, nobody's, or
+of a project the user is not a member of ("foreign": refused to every role, whatever else ties the
+user to it), by token and by session. The expected outcome comes from a rule stated per route (RULES); a route
 without one fails the test, so a new endpoint is classified before it ships.
 
 Outcomes: "allow" is any answer that is not a refusal (a 400 for the empty body sent is an allowed
@@ -19,7 +20,7 @@ from django.db import transaction
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
-from tests.config.world import OWNERSHIP, World, build_world
+from tests.config.world import FOREIGN, OWNERSHIP, World, build_world
 
 ANON, ANN, REV, ADJ, ADM = "anonymous", "annotator", "reviewer", "adjudicator", "admin"
 ROLES = (ANON, ANN, REV, ADJ, ADM)
@@ -111,6 +112,11 @@ def page(rule: Rule, **kw: Any) -> Route:
 
 RULES: dict[str, Route] = {
     "api-token": api(post=public),
+    "api-projects": api(get=any_user, post=admin),
+    "api-project": api(get=any_user),  # any member (every user of the world is one)
+    "api-project-members": api(post=admin, delete=admin),
+    "api-project-assignments": api(get=admin, post=admin),
+    "api-scene-reassign": api(post=admin),
     "api-scenes": api(get=any_user, post=admin),
     "api-scene": api(get=scene),
     "api-telemetry-preview": api(post=admin),
@@ -160,6 +166,9 @@ RULES: dict[str, Route] = {
     "home": page(any_user),
     "login": page(public),
     "logout": Route({"POST": public}, page=True, redirect_ok=True),
+    "projects": page(any_user),
+    "project-detail": page(any_user),
+    "project-assignments": page(admin),
     "scene-upload": page(admin),
     "scene-detail": page(scene),
     "workspace": page(scene),
@@ -248,9 +257,12 @@ def _kwargs(world: World, pattern: URLPattern, own: str) -> dict[str, Any] | Non
 
 
 def _objects(world: World, pattern: URLPattern) -> list[str]:
-    """The ownerships worth trying: one when the path names no object."""
-    named = [n for n in pattern.pattern.regex.groupindex if n not in FIXED and n not in {"version", "index"}]
-    return list(OWNERSHIP) if named else ["own"]
+    """The ownerships worth trying: one when the path names no object, and the foreign one for a
+    release (a version names one release, which belongs to one project)."""
+    names = [n for n in pattern.pattern.regex.groupindex if n not in FIXED]
+    if any(n not in {"version", "index"} for n in names):
+        return [*OWNERSHIP, FOREIGN]
+    return ["own", FOREIGN] if "version" in names else ["own"]
 
 
 def _client(world: World, role: str, auth: str) -> APIClient:
@@ -287,6 +299,8 @@ def _call(client: APIClient, method: str, url: str, route: Route) -> Any:
 
 
 def _expected(route: Route, rule: Rule, role: str, own: str, auth: str) -> str:
+    if own == FOREIGN:
+        return "deny"  # another project's object: nobody outside it reaches it
     if route.page and auth == "token" and not route.token_ok and role != ANON:
         return "deny" if rule(ANON, own) is False else "allow"  # a page reads the session only
     return "allow" if rule(role, own) else "deny"

@@ -1,6 +1,9 @@
 """A small world of seeded objects for tests that walk the whole API: users of every role, and for
 each kind of object one that is the annotator's own, one of another annotator, and one that is
-nobody's (a scene with no assignment, an item in review given to no reviewer)."""
+nobody's (a scene with no assignment, an item in review given to no reviewer); all in the default
+project, of which every user is a member. A fourth, "foreign", lies in another project none of them
+is a member of, though the annotator is assigned its scene and wrote its mark and item, and the
+reviewer is assigned and answered that item: the project alone must hide it."""
 
 from __future__ import annotations
 
@@ -25,13 +28,16 @@ from tests.factories import (
     KeyframeFactory,
     MarkFactory,
     MediaJobFactory,
+    ProjectFactory,
     ReviewerFactory,
     SceneFactory,
     UserFactory,
+    reviewer_answered,
 )
 
 ROLES = ("annotator", "reviewer", "adjudicator", "admin")
 OWNERSHIP = ("own", "other", "unassigned")
+FOREIGN = "foreign"
 RELEASE = "9.0"
 
 
@@ -88,6 +94,7 @@ def build_world() -> World:
     default_storage.save(f"releases/{RELEASE}/manifest.json", ContentFile(b'{"files": []}'))
     tokens = {name: Token.objects.create(user=user).key for name, user in users.items()}
     world = World(users=users, tokens=tokens)
+    foreign = _foreign(users)
     first_image = {k: s.satellite_images.order_by("id").first().id for k, s in scenes.items()}
     world.ids = {
         "scene_id": {k: s.id for k, s in scenes.items()},
@@ -97,8 +104,45 @@ def build_world() -> World:
         "job_id": {k: j.id for k, j in jobs.items()},
         "image_id": first_image,
         "video_id": {k: kf.video_id for k, kf in keyframes.items()},
-        "index": dict.fromkeys(OWNERSHIP, 0),
+        "index": dict.fromkeys((*OWNERSHIP, FOREIGN), 0),
         "version": dict.fromkeys(OWNERSHIP, release.version),
         "review_id": {k: r.id for k, r in reviews.items()},
+        "project_id": dict.fromkeys(OWNERSHIP, scenes["own"].project_id),
     }
+    for name, value in foreign.items():
+        world.ids[name][FOREIGN] = value
     return world
+
+
+def _foreign(users: dict[str, Any]) -> dict[str, Any]:
+    """Objects of another project (its own annotator and reviewer are its members), reachable by
+    the world's users in every way but membership."""
+    annotator, reviewer = users["annotator"], users["reviewer"]
+    outsider = AnnotatorFactory()
+    project = ProjectFactory(members={"annotator": [outsider], "reviewer": [ReviewerFactory()]})
+    scene = SceneFactory(project=project, annotators=[annotator, outsider])
+    mark = MarkFactory(scene=scene, author=annotator)
+    item = ItemFactory(scene=scene, author=annotator, state=Item.State.IN_REVIEW, marks=[mark])
+    review = reviewer_answered(item, reviewer)
+    adjudicate = ItemFactory(scene=scene, author=outsider, state=Item.State.IN_ADJUDICATION)
+    job = MediaJobFactory(scene=scene, kind=MediaJob.Kind.PROBE)
+    keyframe = KeyframeFactory(video=scene.video, index=0)
+    version = "9.1"
+    Release.objects.create(
+        version=version, project=project, created_by=users["admin"], state=Release.State.FROZEN,
+        manifest={"files": []}, root=f"releases/{version}", frozen_at=timezone.now(),
+        items_file=f"releases/{version}/items.jsonl",
+    )  # fmt: skip
+    default_storage.save(f"releases/{version}/manifest.json", ContentFile(b'{"files": []}'))
+    return {
+        "scene_id": scene.id,
+        "mark_id": mark.id,
+        "item_id": item.id,
+        "adjudication_item_id": adjudicate.id,
+        "job_id": job.id,
+        "image_id": scene.satellite_images.get().id,
+        "video_id": keyframe.video_id,
+        "version": version,
+        "review_id": review.id,
+        "project_id": project.id,
+    }

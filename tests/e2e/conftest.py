@@ -10,6 +10,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
+from annotator.models import ProjectMembership, project_default_id
+
 CHROMIUM = Path(os.environ.get("SKYMARK_CHROMIUM", "/usr/bin/chromium"))
 ARTIFACTS = Path(__file__).parent / "artifacts"
 PASSWORD = "e2e-password-1234"
@@ -46,6 +48,8 @@ def make_user(db) -> Callable[[str, str], object]:  # type: ignore[no-untyped-de
     def make(username: str, role: str) -> object:
         user = get_user_model().objects.create_user(username=username, password=PASSWORD)
         user.groups.add(Group.objects.get_or_create(name=role)[0])  # transactional tests flush migration data
+        # a member of the default project, where scenes imported without naming one go
+        ProjectMembership.objects.get_or_create(project_id=project_default_id(), user=user, role=role)
         return user
 
     return make

@@ -10,6 +10,7 @@ from tqdm import tqdm
 
 from annotator.intake.manifest import ManifestError, read_manifest
 from annotator.intake.services import scene_import
+from annotator.models import DEFAULT_PROJECT_SLUG
 
 
 class Command(BaseCommand):
@@ -19,6 +20,9 @@ class Command(BaseCommand):
         parser.add_argument("manifest", type=Path)
         parser.add_argument("--as-user", default=None, help="username recorded as the importer")
         parser.add_argument("--skip-existing", action="store_true", help="skip rows whose scene name exists")
+        parser.add_argument(
+            "--project", default=DEFAULT_PROJECT_SLUG, help="slug of the project the scenes go to (default: default)"
+        )
         parser.add_argument(
             "--root",
             type=Path,
@@ -32,7 +36,14 @@ class Command(BaseCommand):
         except ManifestError as exc:
             raise CommandError(str(exc)) from exc
         user = get_user_model().objects.filter(username=opts["as_user"]).first() if opts["as_user"] else None
-        from annotator.models import Scene
+        from annotator.models import Project, Scene, project_default_id
+
+        if opts["project"] == DEFAULT_PROJECT_SLUG:
+            project_default_id()  # made on first use, like the model's default
+        project = Project.objects.filter(slug=opts["project"]).first()
+        if project is None:
+            known = ", ".join(Project.objects.values_list("slug", flat=True))
+            raise CommandError(f"no project {opts['project']!r} (projects: {known})")
 
         failures, created = [], 0
         for row in tqdm(rows, desc="import", unit="scene", disable=len(rows) < 2):
@@ -42,7 +53,7 @@ class Command(BaseCommand):
             if opts["skip_existing"] and Scene.objects.filter(name=row.spec.name.strip()).exists():
                 continue
             try:
-                scene = scene_import(spec=row.spec, created_by=user)
+                scene = scene_import(spec=row.spec, created_by=user, project=project)
             except ValidationError as exc:
                 detail = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
                 failures.append(f"row {row.number} ({row.spec.name}): {detail}")

@@ -30,12 +30,9 @@ def test_a_reviewer_sees_the_model_view_and_scene_only_of_items_assigned_to_them
 
 
 def test_an_adjudicator_sees_items_in_adjudication_not_those_in_review() -> None:
-    from django.contrib.auth.models import Group
-
     from annotator.access.roles import ADJUDICATOR
 
-    judge = UserFactory(username="judge")
-    judge.groups.add(Group.objects.get(name=ADJUDICATOR))
+    judge = UserFactory(username="judge", roles=[ADJUDICATOR])
     waiting = ItemFactory(state=Item.State.IN_ADJUDICATION)
     reviewing = ItemFactory(state=Item.State.IN_REVIEW)
 

@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from annotator.exceptions import Conflict, StaleWrite
 from annotator.marking.services import mark_create, mark_delete, mark_update
 from annotator.models import Item, Mark
-from tests.factories import SQUARE, ItemFactory, MarkFactory, SatelliteImageFactory, SceneFactory
+from tests.factories import SQUARE, ItemFactory, MarkFactory, ProjectFactory, SatelliteImageFactory, SceneFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -195,10 +195,11 @@ def test_mark_of_a_submitted_item_cannot_be_deleted(annotator, state: str) -> No
     assert Mark.objects.filter(id=mark.id).exists()
 
 
-def test_label_must_come_from_the_label_set(annotator, settings) -> None:
-    # given a project whose label set is three words
-    settings.SKYMARK_LABELS = ["car", "bus", "central island"]
-    mark = MarkFactory(author=annotator, label="car")
+def test_label_must_come_from_the_label_set_of_the_scenes_project(annotator) -> None:
+    # given a project whose label set is three words, and a mark on one of its scenes
+    rows = [{"name": n, "kind": k} for n, k in (("car", "instance"), ("bus", "instance"), ("central island", "region"))]
+    scene = SceneFactory(project=ProjectFactory(labels=rows), annotators=[annotator])
+    mark = MarkFactory(scene=scene, author=annotator, label="car")
 
     # then a label outside it is a field error, and spacing and case follow the set
     with pytest.raises(ValidationError) as err:
@@ -208,6 +209,10 @@ def test_label_must_come_from_the_label_set(annotator, settings) -> None:
     )
     updated = mark_update(mark=mark, version=1, changes={"label": " Central   Island "})
     assert updated.label == "central island"
+    # and a label of another project's set is refused here ("road" is in the default project's)
+    with pytest.raises(ValidationError):
+        mark_create(scene=scene, author=annotator, satellite_image=scene.satellite_images.get(), kind="point",
+                    geometry={"type": "Point", "coordinates": [5, 5]}, label="road", time_start=0)  # fmt: skip
 
 
 def test_items_of_other_marks_do_not_freeze_this_one(annotator) -> None:

@@ -9,9 +9,9 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 
 from annotator.access.scopes import access_version
-from annotator.models import Assignment, Project, ProjectMembership, Scene
+from annotator.models import Assignment, Item, Project, ProjectMembership, Scene
 from annotator.projects.services import membership_add, membership_remove, project_create
-from tests.factories import AnnotatorFactory, ProjectFactory, ReviewerFactory, SceneFactory
+from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory, ReviewerFactory, SceneFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -68,3 +68,83 @@ def test_an_annotator_who_leaves_loses_the_projects_scenes_only() -> None:
     membership_remove(project=project, user=annotator, role="annotator")
     assert list(Assignment.objects.filter(annotator=annotator).values_list("scene_id", flat=True)) == [elsewhere.id]
     assert not project.memberships.filter(user=annotator).exists() and here.id
+
+
+def _team(n: int = 2) -> tuple[Project, list[Any]]:
+    annotators = [AnnotatorFactory(username=f"t{i}") for i in range(n)]
+    return ProjectFactory(members={"annotator": annotators}), annotators
+
+
+def test_balanced_assignment_gives_the_neediest_scenes_to_the_least_loaded(admin: Any) -> None:
+    # given two annotators, one already busy with a scene that has no approved item
+    from annotator.projects.services import scenes_assign
+
+    project, (busy, free) = _team()
+    SceneFactory(project=project, annotators=[busy])
+    done = SceneFactory(project=project, name="done")
+    ItemFactory(scene=done, author=busy, state=Item.State.APPROVED)
+    drafted = SceneFactory(project=project, name="drafted")
+    ItemFactory(scene=drafted, author=busy)
+    fresh = [SceneFactory(project=project, name=f"fresh {i}") for i in range(2)]
+
+    # when four scenes are balanced over both
+    scene_ids = [done.id, drafted.id, *(s.id for s in fresh)]
+    made = scenes_assign(
+        project=project, scene_ids=scene_ids, annotator_ids=[busy.id, free.id], balanced=True, assigned_by=admin
+    )
+
+    # then scenes without items go first, each to whoever has less open work at that moment
+    order = [(a.scene.name, a.annotator.username) for a in made]
+    assert order == [("fresh 0", "t1"), ("fresh 1", "t0"), ("drafted", "t1"), ("done", "t0")]
+
+
+def test_assignment_by_hand_gives_each_checked_scene_to_each_checked_annotator(admin: Any) -> None:
+    from annotator.projects.services import scenes_assign
+
+    project, team = _team()
+    scenes = [SceneFactory(project=project, annotators=[team[0]] if i == 0 else []) for i in range(2)]
+    made = scenes_assign(
+        project=project,
+        scene_ids=[s.id for s in scenes],
+        annotator_ids=[u.id for u in team],
+        balanced=False,
+        assigned_by=admin,
+    )
+    assert len(made) == 3  # the existing one is kept, not doubled
+    assert Assignment.objects.filter(scene__in=scenes).count() == 4
+
+
+def test_assignment_refuses_outsiders_and_other_projects_scenes(admin: Any) -> None:
+    from annotator.projects.services import scenes_assign
+
+    project, team = _team(1)
+    outsider = AnnotatorFactory()
+    elsewhere = SceneFactory()
+    mine = SceneFactory(project=project)
+    for scene_ids, annotator_ids, field in (
+        ([mine.id], [outsider.id], "annotators"),
+        ([elsewhere.id], [team[0].id], "scenes"),
+        ([], [team[0].id], "scenes"),
+    ):
+        with pytest.raises(ValidationError) as err:
+            scenes_assign(
+                project=project, scene_ids=scene_ids, annotator_ids=annotator_ids, balanced=True, assigned_by=admin
+            )
+        assert field in err.value.message_dict
+    assert not Assignment.objects.filter(scene__in=[mine, elsewhere]).exists()
+
+
+def test_reassign_moves_the_scene_and_the_first_annotator_loses_it_at_once(admin: Any, api: Any) -> None:
+    from annotator.projects.services import scene_reassign
+
+    project, (first, second) = _team()
+    scene = SceneFactory(project=project, annotators=[first])
+    assert api(first).get(f"/api/scenes/{scene.id}/").status_code == 200
+    cache.clear()
+    before = access_version(user_id=first.id)
+    scene_reassign(scene=scene, from_user_id=first.id, to_user_id=second.id, assigned_by=admin)
+    assert api(first).get(f"/api/scenes/{scene.id}/").status_code == 404
+    assert api(second).get(f"/api/scenes/{scene.id}/").status_code == 200
+    assert access_version(user_id=first.id) != before
+    with pytest.raises(ValidationError):
+        scene_reassign(scene=scene, from_user_id=first.id, to_user_id=second.id, assigned_by=admin)
