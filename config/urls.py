@@ -18,6 +18,7 @@ from annotator.processing import files
 from annotator.processing.cvaa import apis as cvaa_apis
 from annotator.projects import apis as project_apis
 from annotator.projects import views as project_views
+from review.dashboards import project_views as project_dashboard_views
 from review.dashboards import views as dashboard_views
 from review.releasing import apis as releasing_apis
 from review.releasing import views as releasing_views
@@ -140,6 +141,11 @@ pages = [
     path("projects/", project_views.project_list, name="projects"),
     path("projects/<int:project_id>/", project_views.project_detail, name="project-detail"),
     path("projects/<int:project_id>/assignments/", project_views.project_assignments, name="project-assignments"),
+    path(
+        "projects/<int:project_id>/dashboard/",
+        project_dashboard_views.project_dashboard,
+        name="project-dashboard",
+    ),
     path("scenes/upload/", intake_views.scene_upload, name="scene-upload"),
     path("scenes/<int:scene_id>/", intake_views.scene_detail, name="scene-detail"),
     path("scenes/<int:scene_id>/workspace/", marking_views.workspace, name="workspace"),

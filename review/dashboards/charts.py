@@ -76,3 +76,33 @@ def interval_chart(rows: Sequence[tuple[str, float, float | None, float | None]]
         parts.append(f'<text x="{LABEL_WIDTH + BAR_WIDTH + 6}" y="{y + 4}">{escape(text)}</text>')
     parts.append("</svg>")
     return mark_safe("".join(parts))  # noqa: S308 - every text above is escaped
+
+
+def target_chart(rows: Sequence[tuple[str, int, int]], *, title: str = "") -> SafeString:
+    """Items against a plan, one row per (label, count, target): a bar for the count, a tick at the
+    target (none when it is 0), and "count / target" as text; the scale is the larger of both."""
+    top = max([1, *(max(c, t) for _, c, t in rows)])
+    width = LABEL_WIDTH + BAR_WIDTH + VALUE_WIDTH + 20
+    height = max(1, len(rows)) * ROW_HEIGHT + 6
+    parts = [
+        f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}"'
+        f' aria-label="{escape(title)}"><title>{escape(title)}</title>',
+        f'<line class="axis" x1="{LABEL_WIDTH}" y1="0" x2="{LABEL_WIDTH}" y2="{height}"/>',
+    ]
+    for i, (label, count, target) in enumerate(rows):
+        y = i * ROW_HEIGHT + 4
+        length = count / top * BAR_WIDTH
+        text = f"{count} / {target}" if target else f"{count}"
+        parts.append(f'<text x="{LABEL_WIDTH - 6}" y="{y + 14}" text-anchor="end">{escape(label[:28])}</text>')
+        parts.append(
+            f'<rect class="bar" x="{LABEL_WIDTH}" y="{y + 2}" width="{length:.1f}" height="{ROW_HEIGHT - 8}"'
+            f' data-task="{escape(label)}" data-count="{count}" data-target="{target}">'
+            f"<title>{escape(label)}: {escape(text)}</title></rect>"
+        )
+        if target:
+            x = LABEL_WIDTH + target / top * BAR_WIDTH
+            parts.append(f'<line class="target" x1="{x:.1f}" y1="{y}" x2="{x:.1f}" y2="{y + ROW_HEIGHT - 4}"/>')
+        end = LABEL_WIDTH + max(length, target / top * BAR_WIDTH) + 6
+        parts.append(f'<text x="{end:.1f}" y="{y + 14}">{escape(text)}</text>')
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # noqa: S308 - every text above is escaped

@@ -169,6 +169,7 @@ RULES: dict[str, Route] = {
     "projects": page(any_user),
     "project-detail": page(any_user),
     "project-assignments": page(admin),
+    "project-dashboard": page(admin),
     "scene-upload": page(admin),
     "scene-detail": page(scene),
     "workspace": page(scene),
