@@ -97,10 +97,10 @@ def _member_change(request: HttpRequest, project: Any) -> None:
             raise ValidationError({"user": "choose a user"})
         if request.POST.get("action") == "remove":
             membership_remove(project=project, user=user, role=role)
-            messages.success(request, f"{user.get_username()} is no longer a {role} of {project.name}.")
+            messages.success(request, f"{user.get_username()} left {project.name} (as {role}).")
         else:
             membership_add(project=project, user=user, role=role)
-            messages.success(request, f"{user.get_username()} is a {role} of {project.name}.")
+            messages.success(request, f"{user.get_username()} joined {project.name} as {role}.")
     except ValidationError as exc:
         messages.error(request, _errors(exc))
 

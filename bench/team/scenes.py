@@ -14,7 +14,7 @@ from django.core.management import call_command
 
 from annotator.access.roles import ANNOTATOR
 from annotator.models import Scene
-from annotator.projects.services import assignment_create
+from annotator.projects.services import assignment_create, membership_add
 
 
 def import_demo(*, kinds: list[str] | None = None) -> list[Any]:
@@ -41,6 +41,7 @@ def team_member(n: int, admin: Any, scenes: list[Any]) -> Any:
         user.set_unusable_password()
         user.save()
         user.groups.set([Group.objects.get(name=ANNOTATOR)])
+        membership_add(project=scenes[0].project, user=user, role=ANNOTATOR)  # the demo's, the default project
         for scene in scenes:
             assignment_create(scene=scene, annotator=user, assigned_by=admin)
     return user
