@@ -8,7 +8,7 @@ from decimal import Decimal
 from itertools import combinations
 from typing import Any
 
-from django.db.models import F
+from django.db.models import F, QuerySet
 
 from annotator.compiling.catalog import DIMENSIONS, TASK_DIMENSION
 from annotator.models import Item
@@ -40,11 +40,17 @@ def _measures(ratings: list[list[str]]) -> dict[str, Any]:
     }
 
 
-def agreement_report() -> dict[str, Any]:
+def _reviews(projects: Any) -> QuerySet[Review]:
+    """Reviews of the projects' items (a subquery of project ids; None: every project)."""
+    reviews = Review.objects.all()
+    return reviews if projects is None else reviews.filter(item__scene__project_id__in=projects)
+
+
+def agreement_report(*, projects: Any = None) -> dict[str, Any]:
     """Per task and overall: percent agreement, Fleiss' kappa and Krippendorff's alpha on the
     decisions and on the blind answers of each round; Cohen's kappa per pair of reviewers."""
     rows = (
-        Review.objects.filter(gold=False)
+        _reviews(projects).filter(gold=False)
         .exclude(decision=Review.Decision.PENDING)
         .values_list(
             "item_id", "revision", "item__task", "item__answer_format", "item__options", "reviewer__username",
@@ -93,11 +99,11 @@ def _pairs(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def baseline_report(*, seed: int = 0) -> dict[str, Any]:
+def baseline_report(*, seed: int = 0, projects: Any = None) -> dict[str, Any]:
     """Reviewers' blind answers on approved items, scored against the final keys with the
     benchmark's metrics, per task and per dimension with 95 % intervals resampling scenes."""
     rows = (
-        Review.objects.filter(item__state=Item.State.APPROVED, revision=F("item__revision"))
+        _reviews(projects).filter(item__state=Item.State.APPROVED, revision=F("item__revision"))
         .values_list(
             "item_id", "item__task", "item__scene_id", "item__answer", "item__answer_format", "item__options",
             "blind_answer",

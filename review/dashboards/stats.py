@@ -11,7 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -28,23 +28,31 @@ def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def queue_sizes(*, policy: ReviewPolicy) -> dict[str, Any]:
+def _of(qs: QuerySet[Any], path: str, projects: Any) -> QuerySet[Any]:
+    """`qs` narrowed to the projects (a subquery of project ids; None: every project) through `path`."""
+    return qs if projects is None else qs.filter(**{f"{path}_id__in": projects})
+
+
+def queue_sizes(*, policy: ReviewPolicy, projects: Any = None) -> dict[str, Any]:
     """Items per state, each reviewer's open and done assignments, and items in review that have
-    fewer reviewers than the policy asks (there were not enough when they were submitted)."""
-    states = dict(Item.objects.values_list("state").annotate(n=Count("id")).values_list("state", "n"))
+    fewer reviewers than the policy asks (there were not enough when they were submitted); of the
+    given projects' items (every project's when None)."""
+    items = _of(Item.objects.all(), "scene__project", projects)
+    states = dict(items.values_list("state").annotate(n=Count("id")).values_list("state", "n"))
+    mine = Q() if projects is None else Q(review_assignments__item__scene__project_id__in=projects)
+    people = _of(get_user_model().objects.filter(groups__name=REVIEWER), "project_memberships__project", projects)
     reviewers = list(
-        get_user_model()
-        .objects.filter(groups__name=REVIEWER)
+        people.distinct()
         .annotate(
-            open=Count("review_assignments", filter=Q(review_assignments__done_at__isnull=True), distinct=True),
-            done=Count("review_assignments", filter=Q(review_assignments__done_at__isnull=False), distinct=True),
+            open=Count("review_assignments", filter=Q(review_assignments__done_at__isnull=True) & mine, distinct=True),
+            done=Count("review_assignments", filter=Q(review_assignments__done_at__isnull=False) & mine, distinct=True),
         )
         .order_by("username")
         .values("id", "username", "open", "done")
     )
     current = Q(review_assignments__revision=F("revision"), review_assignments__gold=False)
     understaffed = (
-        Item.objects.filter(state=Item.State.IN_REVIEW)
+        items.filter(state=Item.State.IN_REVIEW)
         .annotate(n=Count("review_assignments", filter=current))
         .filter(n__lt=policy.reviewers_per_item)
         .count()
@@ -67,11 +75,12 @@ class ReviewerRow:
     median_decision_s: float | None = None
 
 
-def reviewer_throughput(*, days: int = 7) -> list[ReviewerRow]:
+def reviewer_throughput(*, days: int = 7, projects: Any = None) -> list[ReviewerRow]:
     """Per reviewer: decided reviews (all, and in the last `days`), approvals, and the median
     seconds to the blind answer and from the key to the decision."""
     since = timezone.now() - timedelta(days=days)
-    rows = Review.objects.filter(decided_at__isnull=False).values_list(
+    decided = _of(Review.objects.filter(decided_at__isnull=False), "item__scene__project", projects)
+    rows = decided.values_list(
         "reviewer_id", "reviewer__username", "decided_at", "decision", "answer_seconds", "decision_seconds"
     )
     out: dict[int, ReviewerRow] = {}
@@ -91,10 +100,10 @@ def reviewer_throughput(*, days: int = 7) -> list[ReviewerRow]:
     return sorted(out.values(), key=lambda r: r.username)
 
 
-def reviews_per_day(*, days: int = 14) -> list[tuple[str, int]]:
+def reviews_per_day(*, days: int = 14, projects: Any = None) -> list[tuple[str, int]]:
     since = (timezone.now() - timedelta(days=days - 1)).date()
     counts = dict(
-        Review.objects.filter(decided_at__date__gte=since)
+        _of(Review.objects.filter(decided_at__date__gte=since), "item__scene__project", projects)
         .annotate(day=TruncDate("decided_at"))
         .values_list("day")
         .annotate(n=Count("id"))
@@ -107,9 +116,9 @@ def _rate(rejected: int, settled: int) -> float | None:
     return rejected / settled if settled else None
 
 
-def rejection_rates(*, author: Any = None) -> dict[str, list[dict[str, Any]]]:
+def rejection_rates(*, author: Any = None, projects: Any = None) -> dict[str, list[dict[str, Any]]]:
     """Settled rounds and the share rejected, per task and per annotator (one query on the log)."""
-    events = ItemEvent.objects.filter(action__in=APPROVING + REJECTING)
+    events = _of(ItemEvent.objects.filter(action__in=APPROVING + REJECTING), "item__scene__project", projects)
     if author is not None:
         events = events.filter(item__author=author)
     by_task: dict[str, Counter[str]] = defaultdict(Counter)
@@ -133,12 +142,15 @@ def rejection_rates(*, author: Any = None) -> dict[str, list[dict[str, Any]]]:
     return {"task": table(by_task, TASK_LABELS), "annotator": table(by_author, {})}
 
 
-def rejection_reasons(*, author: Any = None) -> dict[str, Any]:
+def rejection_reasons(*, author: Any = None, projects: Any = None) -> dict[str, Any]:
     """Like VLRS-Bench's table: per reason, the rejected rounds that name it and their share of all
     rejected rounds (a round can name several reasons, so shares can add up to more than 100 %)."""
     reviews = Review.objects.filter(decision=Review.Decision.REJECT, gold=False)
     finals = Adjudication.objects.filter(decision=Adjudication.Decision.REJECT)
     rejected = ItemEvent.objects.filter(action__in=REJECTING)
+    if projects is not None:
+        reviews, finals = _of(reviews, "item__scene__project", projects), _of(finals, "item__scene__project", projects)
+        rejected = _of(rejected, "item__scene__project", projects)
     if author is not None:
         reviews, finals = reviews.filter(item__author=author), finals.filter(item__author=author)
         rejected = rejected.filter(item__author=author)
@@ -174,10 +186,10 @@ class GoldRow:
     flagged: bool
 
 
-def gold_accuracy(*, policy: ReviewPolicy, reviewer: Any = None) -> list[GoldRow]:
+def gold_accuracy(*, policy: ReviewPolicy, reviewer: Any = None, projects: Any = None) -> list[GoldRow]:
     """Each reviewer's blind answers on gold checks; flagged below the policy's accuracy once they
     answered enough. `challenged`: gold checks they rejected (the gold key may need a look)."""
-    qs = Review.objects.filter(gold=True)
+    qs = _of(Review.objects.filter(gold=True), "item__scene__project", projects)
     if reviewer is not None:
         qs = qs.filter(reviewer=reviewer)
     rows = (

@@ -12,6 +12,7 @@ from django.shortcuts import render
 
 from annotator.access.permissions import IsAdmin, page_require
 from annotator.access.roles import ADJUDICATOR, ADMIN, ANNOTATOR, REVIEWER, user_roles
+from annotator.access.scopes import member_project_ids
 from annotator.compiling.selectors import items_for_user
 from annotator.intake.selectors import scenes_for_user
 from review.dashboards import measures, stats
@@ -46,16 +47,18 @@ def review_dashboard(request: HttpRequest) -> HttpResponse:
     agreement, the human baseline and gold accuracy, with charts."""
     page_require(request, IsAdmin())
     policy = policy_get()
-    queues = stats.queue_sizes(policy=policy)
-    throughput = stats.reviewer_throughput()
-    rates = stats.rejection_rates()
-    reasons = stats.rejection_reasons()
-    agreement = measures.agreement_report()
-    baseline = measures.baseline_report()
-    gold = stats.gold_accuracy(policy=policy)
+    # the admin's projects only (every project for superusers)
+    projects = member_project_ids(user=request.user)
+    queues = stats.queue_sizes(policy=policy, projects=projects)
+    throughput = stats.reviewer_throughput(projects=projects)
+    rates = stats.rejection_rates(projects=projects)
+    reasons = stats.rejection_reasons(projects=projects)
+    agreement = measures.agreement_report(projects=projects)
+    baseline = measures.baseline_report(projects=projects)
+    gold = stats.gold_accuracy(policy=policy, projects=projects)
     charts = {
         "queues": bar_chart([(r["username"], r["open"]) for r in queues["reviewers"]], title="Open items per reviewer"),
-        "per_day": bar_chart(stats.reviews_per_day(), title="Reviews decided per day"),
+        "per_day": bar_chart(stats.reviews_per_day(projects=projects), title="Reviews decided per day"),
         "pace": bar_chart([(r.username, r.median_answer_s) for r in throughput], unit="s", title="Median answer time"),
         "task_rates": bar_chart(
             [(r["name"], r["rate"]) for r in rates["task"]], unit="%", scale_max=1, title="Rejection rate per task"

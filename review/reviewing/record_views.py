@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 
 from annotator.access.permissions import IsAdmin, page_require
 from annotator.access.roles import ADMIN, REVIEWER, user_roles
-from annotator.access.scopes import item_in_projects_get, item_record_get
+from annotator.access.scopes import in_member_projects, item_in_projects_get, item_record_get
 from annotator.exceptions import Conflict
 from annotator.models import Item
 from annotator.parsers import query_id
@@ -61,6 +61,7 @@ def items_admin_page(request: HttpRequest) -> HttpResponse:
     """Every item, newest first, filterable by state, task and gold; each opens its record."""
     page_require(request, IsAdmin())
     qs = Item.objects.select_related("scene", "author", "gold").order_by("-updated_at", "-id")
+    qs = in_member_projects(user=request.user, qs=qs, path="scene__project")
     state, task = request.GET.get("state", ""), request.GET.get("task", "")
     if state in Item.State.values:
         qs = qs.filter(state=state)

@@ -11,10 +11,11 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from annotator.models import Item, MediaJob
+from annotator.models import Item, MediaJob, ProjectMembership
 from media_tools.geo.georef import georef_from_corners
 from review.models import Release, ReleaseItem, Review
 from tests.factories import (
+    AdminFactory,
     AnnotatorFactory,
     ItemFactory,
     MediaJobFactory,
@@ -34,6 +35,7 @@ def _world(admin: Any, extra: int = 0) -> Any:
         task_mix={"target_visibility": 4, "zone_counting": 2},
         members={"admin": [admin], "annotator": [ann], "reviewer": [rev]},
     )
+    ProjectMembership.objects.filter(user__in=[ann, rev]).exclude(project=project).delete()  # this project's only
     corners = {"tl": [50.83, -0.14], "tr": [50.83, -0.12], "br": [50.81, -0.12], "bl": [50.81, -0.14]}
     image = SatelliteImageFactory(georef=georef_from_corners(corners, width=200, height=100).to_dict())
     scene = SceneFactory(project=project, name="Pier", satellite_images=[image])
@@ -97,7 +99,21 @@ def test_only_admins_of_the_project_see_its_dashboard(admin: Any) -> None:
     client = Client()
     client.force_login(AnnotatorFactory())
     assert client.get(f"/projects/{project.id}/dashboard/").status_code == 403
-    from tests.factories import AdminFactory
-
     client.force_login(AdminFactory())  # an admin, but not of this project
     assert client.get(f"/projects/{project.id}/dashboard/").status_code == 404
+
+
+def test_the_review_dashboard_shows_only_the_admins_projects(admin: Any) -> None:
+    # given another project's reviewer with a decision, gold checks and open work there
+    _world(AdminFactory(username="boss-b"))
+    client = Client()
+    client.force_login(admin)  # an admin of the default project only
+    page = client.get("/review/dashboard/")
+    assert page.status_code == 200
+    assert "rev-p" not in page.content.decode() and "ann-p" not in page.content.decode()
+    assert all(r.username != "rev-p" for r in page.context["throughput"])
+    # while a superuser sees every project
+    admin.is_superuser = True
+    admin.save()
+    client.force_login(admin)
+    assert "rev-p" in client.get("/review/dashboard/").content.decode()
