@@ -9,7 +9,7 @@ from django.db.models import Case, Count, F, JSONField, Prefetch, Q, QuerySet, V
 from django.db.models.fields.json import KeyTransform
 from django.http import Http404
 
-from annotator.access.scopes import items_visible
+from annotator.access.scopes import in_member_projects, items_visible
 from annotator.compiling.audit import Row, row_from_record
 from annotator.compiling.lifecycle import OPEN_STATES
 from annotator.models import Item, Mark, ModelView
@@ -73,10 +73,13 @@ def item_get(*, user: Any, item_id: int) -> Item:
     return item
 
 
-def audit_rows(*, states: list[str], scene_ids: list[int] | None = None) -> list[Row]:
+def audit_rows(*, states: list[str], scene_ids: list[int] | None = None, user: Any = None) -> list[Row]:
     """Every item in these states (not replaced by a recompiled one) as the audit reads it; two
-    queries whatever the count. For admins' pages and commands: not scoped to a user."""
+    queries whatever the count. For admins' pages (of the `user`'s projects) and commands (every
+    project when no user is given)."""
     qs = Item.objects.filter(state__in=states, replaced_by__isnull=True)
+    if user is not None:
+        qs = in_member_projects(user=user, qs=qs, path="scene__project")
     if scene_ids:
         qs = qs.filter(scene_id__in=scene_ids)
     fields = ("id", "task", "scene_id", "question", "options", "answer", "answer_format")
@@ -93,9 +96,12 @@ def audit_rows(*, states: list[str], scene_ids: list[int] | None = None) -> list
     return rows
 
 
-def effort_pairs(*, scene_ids: list[int] | None = None) -> list[tuple[str, float]]:
-    """(task, active seconds) of every item with time recorded, replaced ones included: the time was spent."""
+def effort_pairs(*, scene_ids: list[int] | None = None, user: Any = None) -> list[tuple[str, float]]:
+    """(task, active seconds) of every item with time recorded, replaced ones included: the time was
+    spent. Of the `user`'s projects when given."""
     qs = Item.objects.filter(active_seconds__gt=0)
+    if user is not None:
+        qs = in_member_projects(user=user, qs=qs, path="scene__project")
     if scene_ids:
         qs = qs.filter(scene_id__in=scene_ids)
     return [(task, seconds) for task, seconds in qs.values_list("task", "active_seconds")]

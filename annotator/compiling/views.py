@@ -28,7 +28,7 @@ def audit_page(request: HttpRequest) -> HttpResponse:
     chance. `?state=approved` narrows."""
     page_require(request, IsAdmin())
     states = [s for s in request.GET.getlist("state") if s in Item.State.values] or DEFAULT_STATES
-    reports = audit(selectors.audit_rows(states=states))
+    reports = audit(selectors.audit_rows(states=states, user=request.user))
     labels = _labels()
     rows = sorted(reports, key=lambda r: list(labels).index(r.task))
     context = {
@@ -45,5 +45,5 @@ def effort_page(request: HttpRequest) -> HttpResponse:
     """Median minutes of active work per item, per task, against the paper's figure."""
     page_require(request, IsAdmin())
     labels = _labels()
-    rows = [(labels.get(e.task, e.task), e) for e in effort_by_task(selectors.effort_pairs())]
+    rows = [(labels.get(e.task, e.task), e) for e in effort_by_task(selectors.effort_pairs(user=request.user))]
     return render(request, "annotator/effort.html", {"rows": rows, "paper_minutes": PAPER_MINUTES_PER_ITEM})

@@ -68,10 +68,16 @@ class SceneOutputSerializer(serializers.ModelSerializer):
     video = serializers.SerializerMethodField()
     satellite_images = SatelliteImageOutputSerializer(many=True)
     jobs = serializers.SerializerMethodField()
+    project: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    labels = serializers.SerializerMethodField()
 
     class Meta:
         model = Scene
-        fields = ["id", "name", "description", "video", "satellite_images", "jobs", "created_at"]
+        fields = ["id", "name", "project", "labels", "description", "video", "satellite_images", "jobs", "created_at"]
+
+    def get_labels(self, obj: Scene) -> list[dict[str, str]]:
+        """The label set of the scene's project: what its marks may be called, instance or region."""
+        return list(obj.project.labels)
 
     def get_jobs(self, obj: Scene) -> list[dict[str, Any]]:
         return list(MediaJobOutputSerializer(jobs_for_scene(scene=obj), many=True).data)

@@ -136,6 +136,8 @@ def test_import_into_a_project_by_command_and_api(tmp_path: Path, admin: Any, ap
         made = api(admin).post("/api/scenes/", body, format="multipart")
     assert made.status_code == 201, made.content
     assert Scene.objects.get(name="Quay 2").project == project
+    # the scene says its project and the label set its marks take
+    assert (made.json()["project"], made.json()["labels"]) == ("harbour", project.labels)
     other = ProjectFactory(slug="elsewhere")
     with (tmp_path / "one.mp4").open("rb") as video:
         refused = api(admin).post("/api/scenes/", {"name": "Q3", "project": other.slug, "video": video})

@@ -117,3 +117,18 @@ def test_the_review_dashboard_shows_only_the_admins_projects(admin: Any) -> None
     admin.save()
     client.force_login(admin)
     assert "rev-p" in client.get("/review/dashboard/").content.decode()
+
+
+def test_audit_and_effort_pages_read_the_admins_projects_only(admin: Any) -> None:
+    _world(AdminFactory(username="boss-c"))  # another project's items, each with two minutes of work
+    client = Client()
+    client.force_login(admin)
+    assert client.get("/compiling/effort/").context["rows"] == []
+    # the audit reads the one approved item of the default project, not the other project's six
+    assert [(name, r.items) for name, r in client.get("/compiling/audit/").context["reports"]] == [
+        ("Target Visibility", 1)
+    ]
+    admin.is_superuser = True
+    admin.save()
+    client.force_login(admin)
+    assert [name for name, _ in client.get("/compiling/effort/").context["rows"]] == ["Target Visibility"]
