@@ -7,6 +7,7 @@
 import importlib
 
 import django.db.models.deletion
+from django.core.management.color import no_style
 from django.db import migrations, models
 
 import annotator.models.projects
@@ -29,6 +30,10 @@ def fill(apps, schema_editor):  # type: ignore[no-untyped-def]
             schema_editor.execute(sql)
     Release.objects.update(project=project)
     Policy.objects.update(project=project)
+    # The one policy row was made with an explicit id (0004): move the id sequence past it, or the
+    # next project's policy would be given id 1 again on PostgreSQL.
+    for sql in schema_editor.connection.ops.sequence_reset_sql(no_style(), [Policy]):
+        schema_editor.execute(sql)
     if vendor == "postgresql":
         # the deferred foreign-key checks of the update run now, so the table may be altered after
         schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")

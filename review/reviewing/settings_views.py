@@ -6,7 +6,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
@@ -51,12 +51,16 @@ class NewReasonForm(forms.ModelForm):
 
 
 def _project(request: HttpRequest) -> Project:
-    """The project whose policy the page shows (?project=<id>, one of the user's; the default
-    project's otherwise)."""
+    """The project whose policy the page shows: ?project=<id> (one of the user's, else 404), or the
+    default project when the user is a member of it, or their first project."""
     chosen = query_id(request.GET.get("project", ""))
     if chosen is not None:
         return project_get_visible(user=request.user, project_id=chosen)
-    return Project.objects.get(id=project_default_id())
+    mine = projects_visible(user=request.user)
+    first = mine.filter(id=project_default_id()).first() or mine.order_by("id").first()
+    if first is None:
+        raise Http404("you are not a member of any project")
+    return first
 
 
 @login_required

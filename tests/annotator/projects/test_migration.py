@@ -48,6 +48,9 @@ def test_existing_scenes_releases_users_and_policy_join_the_default_project(sett
     assert ReviewPolicy.objects.get().project_id == project.id and ReviewPolicy.objects.get().gold_rate == 0.2
     members = set(ProjectMembership.objects.values_list("user__username", "role"))
     assert members == {("ann", "annotator"), ("both", "annotator"), ("both", "reviewer"), ("boss", "admin")}
+    # and a new project's policy gets a fresh row (the id sequence moved past the old one)
+    other = Project.objects.create(name="Next", slug="next", labels=project.labels)
+    assert ReviewPolicy.objects.create(project=other).id != ReviewPolicy.objects.get(project=project).id
     # and the frozen release is still guarded by the database
     with pytest.raises(DatabaseError):
         Release.objects.filter(id=release.id).update(version="1.1")
