@@ -23,9 +23,10 @@ from django.db.models import FileField
 from config.backup.archive import BackupError
 
 # Rows that `migrate` itself writes (bookkeeping, permissions, the role groups, the built-in
-# phrasings, the rejection taxonomy, the review policy) or that a visitor leaves without an account
-# (sessions): an instance holding only these is empty, so a restore may go into a freshly migrated
-# database. A new data migration that seeds a table adds it here (a test migrates and checks).
+# phrasings, the rejection taxonomy, the default project and its review policy) or that a visitor
+# leaves without an account (sessions): an instance holding only these is empty, so a restore may
+# go into a freshly migrated database. A new data migration that seeds a table adds it here (a
+# test migrates and checks).
 SEEDED_TABLES = frozenset(
     {
         "django_migrations",
@@ -34,6 +35,7 @@ SEEDED_TABLES = frozenset(
         "auth_group",
         "auth_group_permissions",
         "annotator_phrasing",
+        "annotator_project",
         "django_session",
         "review_rejectionreason",
         "review_reviewpolicy",

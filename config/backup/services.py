@@ -191,7 +191,7 @@ def _check_empty() -> None:
     if tables or stored:
         what = []
         if tables:
-            what.append(f"its database has rows in {len(tables)} table(s) (e.g. {tables[0]})")
+            what.append(f"its database has rows in {len(tables)} table(s) (e.g. {', '.join(tables[:3])})")
         if stored:
             what.append(f"its media storage has {len(stored)} file(s) (e.g. {stored[0]})")
         raise BackupError(
