@@ -7,7 +7,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.db.utils import DatabaseError
 
-BEFORE = [("annotator", "0018_telemetry_height_columns"), ("review", "0006_assignment_reviewer_latest")]
+BEFORE = [("annotator", "0020_modelview_lease"), ("review", "0006_assignment_reviewer_latest")]
 
 
 @pytest.mark.django_db(transaction=True)
