@@ -94,8 +94,11 @@ def _prepare(tree: Path, data: Path) -> dict[str, Any]:
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def _serve(tree: Path, data: Path, port: int, database_url: str = "", log: Any = None) -> subprocess.Popen[bytes]:
-    # The server as `make run` starts it (config/gunicorn.py of the tree being measured).
+def _serve(
+    tree: Path, data: Path, port: int, database_url: str = "", log: Any = None, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    # The server as `make run` starts it (config/gunicorn.py of the tree being measured); `env`
+    # replaces the embedded default's environment (bench/scale.py serves PostgreSQL + Redis too).
     cmd = [
         *PYTHON,
         "-m",
@@ -107,8 +110,8 @@ def _serve(tree: Path, data: Path, port: int, database_url: str = "", log: Any =
         f"127.0.0.1:{port}",
     ]
     out = log if log is not None else subprocess.DEVNULL
-    proc = subprocess.Popen(cmd, cwd=tree, env=_env(tree, data, database_url), stdout=out, stderr=out)
-    for _ in range(100):
+    proc = subprocess.Popen(cmd, cwd=tree, env=env or _env(tree, data, database_url), stdout=out, stderr=out)
+    for _ in range(300):  # a preloading master binds once it has loaded the application
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
             return proc
@@ -132,19 +135,24 @@ class Client:
             csrf = os.urandom(16).hex()
             self.headers.update(Cookie=f"sessionid={auth['session']}; csrftoken={csrf}", **{"X-CSRFToken": csrf})
 
-    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
+    def call(
+        self, method: str, path: str, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, Any]]:
+        """(status, parsed body); the response's headers stay in `self.last_headers`."""
         data = json.dumps(body) if body else None
+        headers = {**self.headers, **(headers or {})}
         try:
-            self.conn.request(method, path, body=data, headers=self.headers)
+            self.conn.request(method, path, body=data, headers=headers)
             response = self.conn.getresponse()
         except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
             # The server closed an idle keep-alive connection (pauses outlast gunicorn's
             # keep-alive): connect again, as a browser does; the time counts in the latency.
             self.conn.close()
             self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-            self.conn.request(method, path, body=data, headers=self.headers)
+            self.conn.request(method, path, body=data, headers=headers)
             response = self.conn.getresponse()
         raw = response.read()
+        self.last_headers = response.headers
         return response.status, json.loads(raw) if raw else {}
 
 

@@ -1,0 +1,454 @@
+"""The platform at the benchmark's size (LinkS2Bench: 1,500 scenes, 43,273 satellite images, 17,903
+items over the 12 tasks, ~48 marks a scene; 20 annotators, 9 reviewers), served as `make run` serves
+it (gunicorn from config/gunicorn.py of the tree being measured), on the embedded default (SQLite,
+files) and on PostgreSQL + Redis. bench/scale_seed.py says how the data is seeded and why it has the
+services' shape; `--scale 0.2` seeds a fifth.
+
+Measured at 1 and 8 concurrent clients (closed loop: each client its own process, as each person has
+their own browser, logged in with a session cookie and CSRF token as the pages are):
+- the unit: the 4 marks Label Studio saves in one request (an 8-vertex polygon, a point, an ellipse,
+  a 20-vertex timed trajectory) as 4 mark POSTs, then one item compile (Region Interaction of the
+  trajectory and the polygon): units/s, p50/p99/max of each request, p99 of the unit;
+- opening a scene: its marks as the workspace reads them (GET /api/scenes/ID/marks/?limit=500), of a
+  scene with ~50 marks, and again conditionally (If-None-Match) where the server gives an ETag;
+- the workspace's items list (GET /api/items/?scene=ID), the review queue (GET /api/review/queue/),
+  a blind review step (the queue's first item, its blind page, the blind answer);
+- model views: the backlog the units left, and what the tree's Celery worker (started as
+  scripts/serve.sh starts it) renders of it in `--render-seconds`;
+- the release build (release_create + the build job, bench/release.py's entry points), one process;
+- memory of every server process (gunicorn master and workers, the worker and its children): RSS
+  and PSS from /proc, idle (after start and warm-up) and peak (sampled during the loads).
+
+With `--before REV` a checkout of REV is seeded and served the same way and every measurement runs
+on one tree after the other (each with its own database), so both come from one sitting; ratios
+this/before are printed.
+
+Usage: python bench/scale.py [--scale F] [--backend embedded|postgres|both] [--before REV]
+                             [--units N] [--reads N] [--render-seconds S] [--no-release]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Run as a script, bench/ is first on the path: server start, clients and memory are shared helpers.
+from marks import PYTHON, ROOT, Client, _checkout, _env, _free_port, _pct, _serve
+from webproc import _memory
+
+PG = "postgres://postgres@127.0.0.1:5432"
+REDIS = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
+CLIENTS = 8
+PROFILE = ""  # --profile DIR
+
+# Runs in `manage.py shell` of the tree: sessions for 8 annotators and 8 reviewers, each annotator's
+# scene to draw on and scene to read (another of theirs, with its seeded ~50 marks).
+SESSIONS = """
+import json
+from django.contrib.auth import get_user_model
+from django.test import Client
+from annotator.models import Assignment, Scene
+out = {"annotators": [], "reviewers": []}
+for i in range(8):
+    user = get_user_model().objects.get(username=f"annotator{i}")
+    scenes = list(Assignment.objects.filter(annotator=user).order_by("scene_id").values_list("scene_id", flat=True)[:2])
+    image = Scene.objects.get(id=scenes[0]).satellite_images.order_by("id").first().id
+    c = Client(); c.force_login(user)
+    out["annotators"].append({"session": c.cookies["sessionid"].value, "draw": scenes[0], "image": image,
+                              "read": scenes[-1]})
+    reviewer = get_user_model().objects.get(username=f"reviewer{i}")
+    c = Client(); c.force_login(reviewer)
+    out["reviewers"].append({"session": c.cookies["sessionid"].value})
+print(json.dumps(out))
+"""
+VIEWS = """
+import json
+from annotator.models import ModelView
+print(json.dumps({s: ModelView.objects.filter(state=s).count() for s in ("pending", "running", "succeeded", "failed")}))
+"""
+# The release build through its public entry points (as bench/release.py calls them); adapt here
+# when the build's entry points change.
+RELEASE = """
+import json, resource, time
+from django.contrib.auth import get_user_model
+from review.models import Release
+from review.releasing import jobs
+from review.releasing.services import release_create
+admin = get_user_model().objects.get(username="admin")
+start = time.perf_counter()
+release_create(version="9.{n}", user=admin, enqueue=False)
+frozen = time.perf_counter() - start
+release = Release.objects.get(version="9.{n}")
+jobs.release_run(release_id=release.id)
+release.refresh_from_db()
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{"freeze_s": frozen, "build_s": time.perf_counter() - start, "state": release.state,
+                  "items": release.entries.count(), "peak_rss_mb": peak}}))
+"""
+
+
+# ---- the shapes a unit saves -------------------------------------------------------------------
+
+
+def unit_marks(i: int, image: int) -> list[dict[str, Any]]:
+    """An 8-vertex polygon, a point, an ellipse, a 20-vertex timed trajectory, near (x0, y0)."""
+    x0, y0 = 150 + (i * 37) % 600, 150 + (i * 53) % 600
+    ring = [[round(x0 + 40 * math.cos(a), 1), round(y0 + 40 * math.sin(a), 1)] for a in
+            (2 * math.pi * k / 8 for k in range(8))]  # fmt: skip
+    track = [[round(x0 - 80 + 8 * k, 1), round(y0 + 10 * math.sin(k / 3), 1)] for k in range(20)]
+    times = [round(0.1 * k, 2) for k in range(20)]
+    base = {"satellite_image": image, "time_start": 0.0}
+    return [
+        {**base, "kind": "polygon", "label": "parking lot", "geometry": {"type": "Polygon", "coordinates": [ring]},
+         "facts": {"visible": True, "first_seen_s": 0.0}},
+        {**base, "kind": "point", "label": "car", "geometry": {"type": "Point", "coordinates": [x0, y0 + 60]}},
+        {**base, "kind": "ellipse", "label": "van", "geometry": {"type": "Ellipse", "center": [x0 + 50, y0],
+                                                                 "radii": [6, 4], "rotation": 30}},
+        {**base, "kind": "polyline", "label": "car", "time_end": times[-1], "vertex_times": times,
+         "geometry": {"type": "LineString", "coordinates": track}, "facts": {"future_action": "stops",
+                                                                             "reaches": False}},
+    ]  # fmt: skip
+
+
+# ---- clients (each in its own process) ---------------------------------------------------------
+
+
+def _timed(client: Client, out: dict[str, list[float]], name: str, method: str, path: str, **kw: Any) -> Any:
+    began = time.perf_counter()
+    status, body = client.call(method, path, **kw)
+    out[name].append(time.perf_counter() - began)
+    if status not in (200, 201, 304):
+        raise RuntimeError(f"{method} {path}: HTTP {status} {str(body)[:300]}")
+    return body
+
+
+def _units(port: int, who: dict[str, Any], n: int, offset: int) -> dict[str, list[float]]:
+    client, out = Client(port, who), defaultdict(list)
+    for i in range(n):
+        began = time.perf_counter()
+        url = f"/api/scenes/{who['draw']}/marks/"
+        ids = [_timed(client, out, f"POST mark ({m['kind']})", "POST", url, body=m)["id"]
+               for m in unit_marks(offset + i, who["image"])]  # fmt: skip
+        body = {"task": "region_interaction", "mark_ids": [ids[3], ids[0]], "active_seconds": 30}
+        _timed(client, out, "POST item compile", "POST", "/api/items/", body=body)
+        out["unit"].append(time.perf_counter() - began)
+    return out
+
+
+def _reads(port: int, who: dict[str, Any], n: int, _offset: int) -> dict[str, list[float]]:
+    client, out = Client(port, who), defaultdict(list)
+    marks, items = f"/api/scenes/{who['read']}/marks/?limit=500", f"/api/items/?scene={who['read']}&limit=500"
+    for _ in range(n):
+        _timed(client, out, "GET scene marks", "GET", marks)
+        etag = client.last_headers.get("ETag")
+        if etag:
+            _timed(client, out, "GET scene marks, If-None-Match", "GET", marks, headers={"If-None-Match": etag})
+        _timed(client, out, "GET items of the scene", "GET", items)
+    return out
+
+
+def _review(port: int, who: dict[str, Any], n: int, _offset: int) -> dict[str, list[float]]:
+    client, out = Client(port, who), defaultdict(list)
+    for _ in range(n):
+        queue = _timed(client, out, "GET review queue", "GET", "/api/review/queue/")
+        if not queue["results"]:
+            break
+        began = time.perf_counter()
+        item = queue["results"][0]["id"]
+        page = _timed(client, out, "GET blind item", "GET", f"/api/review/items/{item}/")
+        answer = (page.get("options") or ["3"])[0]
+        review = _timed(client, out, "POST blind answer", "POST", f"/api/review/items/{item}/answer/",
+                        body={"blind_answer": answer, "answer_seconds": 12})  # fmt: skip
+        out["blind step (item + answer)"].append(time.perf_counter() - began)
+        # decided, so that the item leaves this reviewer's queue
+        _timed(client, out, "POST decision", "POST", f"/api/reviews/{review['id']}/decision/",
+               body={"decision": "approve", "decision_seconds": 5})  # fmt: skip
+    return out
+
+
+def _load(fn: Any, port: int, people: list[dict[str, Any]], clients: int, n: int, offset: int) -> tuple[dict, float]:
+    """`clients` processes each running fn(n); merged latencies and the wall time."""
+    with multiprocessing.Pool(clients) as pool:
+        began = time.perf_counter()
+        parts = pool.starmap(fn, [(port, people[c], n, offset + 1000 * c) for c in range(clients)])
+        wall = time.perf_counter() - began
+    merged: dict[str, list[float]] = defaultdict(list)
+    for part in parts:
+        for key, values in part.items():
+            merged[key] += values
+    return merged, wall
+
+
+# ---- one tree on one backend -------------------------------------------------------------------
+
+
+@dataclass
+class Served:
+    name: str
+    tree: Path
+    env: dict[str, str]
+    data: Path
+    port: int = 0
+    web: subprocess.Popen[bytes] | None = None
+    people: dict[str, Any] = field(default_factory=dict)
+    seeded: dict[str, Any] = field(default_factory=dict)
+    figures: dict[str, float] = field(default_factory=dict)
+    peak: dict[str, float] = field(default_factory=lambda: {"rss": 0.0, "pss": 0.0})
+    units_done: int = 0
+    backend: str = "embedded"
+
+    def run(self, *args: str, code: str | None = None) -> str:
+        cmd = [*PYTHON, *args] if code is None else [*PYTHON, "manage.py", "shell", "-c", code]
+        out = subprocess.run(cmd, cwd=self.tree, env=self.env, check=True, capture_output=True, text=True)
+        return out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""
+
+    def pids(self) -> list[int]:
+        """The server's processes: gunicorn master and workers, the Celery worker and its children."""
+        found = []
+        for proc in (self.web, getattr(self, "worker", None)):
+            if proc is None or proc.poll() is not None:
+                continue
+            todo = [proc.pid]
+            while todo:
+                pid = todo.pop()
+                found.append(pid)
+                with contextlib.suppress(OSError):
+                    todo += [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        return found
+
+    def memory(self) -> tuple[float, float]:
+        rss = pss = 0
+        for pid in self.pids():
+            with contextlib.suppress(OSError, KeyError):
+                r, p = _memory(pid)
+                rss, pss = rss + r, pss + p
+        return rss / 1e6, pss / 1e6
+
+
+def _environment(name: str, tree: Path, data: Path, backend: str) -> dict[str, str]:
+    env = _env(tree, data)
+    if backend == "postgres":
+        env.update(DATABASE_URL=f"{PG}/bench_scale_{name}", REDIS_URL=REDIS, SKYMARK_BROKER_KEY_PREFIX=f"bench-{name}-")
+    return env
+
+
+def _prepare(s: Served, backend: str, scale: float, key: str) -> None:
+    if backend == "postgres":
+        db = f"bench_scale_{key}"
+        for sql in (f"DROP DATABASE IF EXISTS {db}", f"CREATE DATABASE {db}"):
+            subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", sql], check=True, capture_output=True)
+    s.run("manage.py", "migrate", "--noinput")
+    s.seeded = json.loads(s.run(str(ROOT / "bench" / "scale_seed.py"), json.dumps({"scale": scale})))
+    s.people = json.loads(s.run(code=SESSIONS))
+    s.port = _free_port()
+    s.web = _serve(s.tree, s.data, s.port, env=s.env)
+    _load(_reads, s.port, s.people["annotators"], CLIENTS, 2, 0)  # warm every worker
+
+
+class Sampler:
+    """Peak memory of a server's processes, sampled while a load runs."""
+
+    def __init__(self, served: Served) -> None:
+        self.served, self.stop = served, threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self.stop.is_set():
+            rss, pss = self.served.memory()
+            self.served.peak["rss"] = max(self.served.peak["rss"], rss)
+            self.served.peak["pss"] = max(self.served.peak["pss"], pss)
+            time.sleep(0.25)
+
+    def __enter__(self) -> Sampler:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop.set()
+        self.thread.join()
+
+
+def _record(s: Served, prefix: str, lat: dict[str, list[float]]) -> None:
+    for name, values in sorted(lat.items()):
+        s.figures[f"{prefix} {name}: p50 ms"] = _pct(values, 0.5)
+        s.figures[f"{prefix} {name}: p99 ms"] = _pct(values, 0.99)
+        s.figures[f"{prefix} {name}: max ms"] = max(values) * 1000
+
+
+@contextlib.contextmanager
+def _profiled(s: Served, name: str, clients: int) -> Any:
+    """With --profile DIR: py-spy samples every gunicorn process of this tree while the 8-client load
+    runs, written as DIR/NAME.svg (flame graph) and DIR/NAME.txt (collapsed stacks)."""
+    if not PROFILE or clients != CLIENTS or s.name != "this tree" or s.web is None:
+        yield
+        return
+    spies = [
+        subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--subprocesses",
+                          "--pid", str(s.web.pid), "--rate", "200",
+                          "--format", fmt, "-o", str(Path(PROFILE) / f"{name}.{ext}")],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for fmt, ext in (("flamegraph", "svg"), ("raw", "txt"))
+    ]  # fmt: skip
+    time.sleep(1.0)  # attached before the load starts
+    try:
+        yield
+    finally:
+        for spy in spies:
+            spy.send_signal(2)  # SIGINT: py-spy writes what it sampled
+            spy.wait()
+
+
+def _step_units(s: Served, clients: int, n: int) -> None:
+    with Sampler(s), _profiled(s, f"{s.backend}-units", clients):
+        lat, wall = _load(_units, s.port, s.people["annotators"], clients, n, s.units_done + 10_000 * clients)
+    s.units_done += clients * n
+    s.figures[f"{clients} cl unit: units/s"] = clients * n / wall
+    _record(s, f"{clients} cl", lat)
+
+
+def _step_reads(s: Served, clients: int, n: int) -> None:
+    with Sampler(s), _profiled(s, f"{s.backend}-reads", clients):
+        lat, _ = _load(_reads, s.port, s.people["annotators"], clients, n, 0)
+    _record(s, f"{clients} cl", lat)
+
+
+def _step_review(s: Served, clients: int, n: int) -> None:
+    with Sampler(s):
+        lat, _ = _load(_review, s.port, s.people["reviewers"], clients, n, 0)
+    _record(s, f"{clients} cl", lat)
+
+
+def _step_views(s: Served, seconds: float) -> None:
+    """The backlog the units left, then what the tree's worker renders of it in `seconds`."""
+    before = json.loads(s.run(code=VIEWS))
+    cmd = [
+        *PYTHON,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--pool=solo",
+        "-Q",
+        "media,gpu",
+        "-l",
+        "warning",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+    ]  # fmt: skip, as scripts/serve.sh
+    worker = subprocess.Popen(cmd, cwd=s.tree, env=s.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    s.worker = worker  # type: ignore[attr-defined]
+    try:
+        with Sampler(s):
+            time.sleep(seconds)
+            after = json.loads(s.run(code=VIEWS))
+    finally:
+        worker.terminate()
+        worker.wait()
+        s.worker = None  # type: ignore[attr-defined]
+    s.figures["model views: backlog after the units"] = before["pending"]
+    s.figures["model views: rendered/s by one worker"] = (after["succeeded"] - before["succeeded"]) / seconds
+    s.figures["model views: failed"] = after["failed"]
+
+
+def _step_release(s: Served, n: int) -> None:
+    got = json.loads(s.run(code=RELEASE.format(n=n)))
+    if got["state"] != "frozen":
+        print(f"  {s.name}: release build ended {got['state']}", flush=True)
+    s.figures["release: items"] = got["items"]
+    s.figures["release: freeze s"] = got["freeze_s"]
+    s.figures["release: whole build s"] = got["build_s"]
+    s.figures["release: build process peak RSS MB"] = got["peak_rss_mb"]
+
+
+def _report(backend: str, served: list[Served]) -> None:
+    print(f"\n== {backend}: seeded {json.dumps(served[-1].seeded)}")
+    names = "".join(f"{s.name:>24}" for s in served)
+    print(f"{'figure':<58}{names}" + ("   this/before" if len(served) > 1 else ""))
+    for key in served[-1].figures:
+        values = [s.figures.get(key) for s in served]
+        line = f"{key:<58}" + "".join(f"{v:>24.1f}" if v is not None else f"{'-':>24}" for v in values)
+        if len(values) > 1 and values[0] and values[-1] is not None:
+            line += f"{values[-1] / values[0]:>14.2f}x"
+        print(line, flush=True)
+
+
+def _bench(backend: str, trees: list[tuple[str, Path]], args: argparse.Namespace) -> None:
+    with contextlib.ExitStack() as stack:
+        served = []
+        for key, tree in trees:
+            data = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="skymark-scale-")))
+            name = "before" if key == "before" else "this tree"
+            s = Served(name, tree, _environment(key, tree, data, backend), data, backend=backend)
+            print(f"{backend}: seeding {name} at scale {args.scale} ...", flush=True)
+            _prepare(s, backend, args.scale, key)
+            stack.callback(lambda s=s: (s.web.terminate(), s.web.wait()) if s.web else None)
+            rss, pss = s.memory()
+            s.figures["memory idle: RSS MB (all server processes)"] = rss
+            s.figures["memory idle: PSS MB"] = pss
+            served.append(s)
+        steps = [lambda s, c=c: _step_units(s, c, args.units) for c in (1, CLIENTS)]
+        steps += [lambda s, c=c: _step_reads(s, c, args.reads) for c in (1, CLIENTS)]
+        steps += [lambda s, c=c: _step_review(s, c, args.reviews) for c in (1, CLIENTS)]
+        steps += [lambda s: _step_views(s, args.render_seconds)]
+        if not args.no_release:
+            steps += [lambda s: _step_release(s, 1)]
+        for step in steps:
+            for s in served:
+                step(s)
+        for s in served:
+            s.figures["memory peak: RSS MB (all server processes)"] = s.peak["rss"]
+            s.figures["memory peak: PSS MB"] = s.peak["pss"]
+        _report(backend, served)
+        if backend == "postgres":
+            for key, _ in trees:
+                stack.callback(lambda key=key: subprocess.run(
+                    ["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", f"DROP DATABASE IF EXISTS bench_scale_{key}"],
+                    capture_output=True))  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scale", type=float, default=1.0, help="share of the benchmark's size (0.2: a fifth)")
+    parser.add_argument("--backend", choices=("embedded", "postgres", "both"), default="both")
+    parser.add_argument("--before", help="a git revision to measure in the same sitting")
+    parser.add_argument("--units", type=int, default=25, help="units per client")
+    parser.add_argument("--reads", type=int, default=25, help="scene reads per client")
+    parser.add_argument("--reviews", type=int, default=10, help="blind review steps per client")
+    parser.add_argument("--render-seconds", type=float, default=30.0)
+    parser.add_argument("--no-release", action="store_true")
+    parser.add_argument("--profile", default="", help="folder for py-spy profiles of the 8-client loads")
+    args = parser.parse_args()
+    global PROFILE
+    PROFILE = args.profile
+    if PROFILE:
+        Path(PROFILE).mkdir(parents=True, exist_ok=True)
+    print(f"{os.cpu_count()} cores shared by servers and clients; scale {args.scale}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="skymark-scale-before-") as tmp:
+        trees = [("this", ROOT)]
+        if args.before:
+            trees.insert(0, ("before", _checkout(args.before, Path(tmp) / "tree")))
+        try:
+            for backend in ("embedded", "postgres") if args.backend == "both" else (args.backend,):
+                _bench(backend, trees, args)
+        finally:
+            if args.before:
+                subprocess.run(["git", "worktree", "remove", "--force", str(Path(tmp) / "tree")], cwd=ROOT)
+
+
+if __name__ == "__main__":
+    main()
