@@ -212,7 +212,9 @@ class Served:
 
     def run(self, *args: str, code: str | None = None) -> str:
         cmd = [*PYTHON, *args] if code is None else [*PYTHON, "manage.py", "shell", "-c", code]
-        out = subprocess.run(cmd, cwd=self.tree, env=self.env, check=True, capture_output=True, text=True)
+        out = subprocess.run(cmd, cwd=self.tree, env=self.env, capture_output=True, text=True)
+        if out.returncode:
+            raise SystemExit(f"{self.name}: {' '.join(args) or 'shell'} failed:\n{out.stderr[-3000:]}")
         return out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""
 
     def pids(self) -> list[int]:

@@ -141,7 +141,7 @@ def _template_rows(scene: Any) -> dict[str, list[Any]]:
     marks = list(Mark.objects.filter(scene=scene).values_list("id", flat=True))
     by = {"Video": {"id": scene.video_id}, "SatelliteImage": {"scenes": scene.id}, "Scene": {"id": scene.id},
           "Scene_satellite_images": {"scene_id": scene.id}, "Keyframe": {"video_id": scene.video_id},
-          "TelemetryTrack": {"video_id": scene.video_id}, "TelemetrySample": {"track__video_id": scene.video_id},
+          "TelemetryTrack": {"scene_id": scene.id}, "TelemetrySample": {"track__scene_id": scene.id},
           "MediaJob": {"scene_id": scene.id}, "Assignment": {"scene_id": scene.id}, "Mark": {"id__in": marks},
           "Item": {"id__in": items}, "Item_marks": {"item_id__in": items}, "ModelView": {"item_id__in": items},
           "ReviewAssignment": {"item_id__in": items}, "Review": {"item_id__in": items},
