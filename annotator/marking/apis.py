@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAnnotator, IsAssignedToScene, IsAuthor
-from annotator.intake.selectors import scene_get
+from annotator.intake.selectors import scene_get_bare
 from annotator.marking import selectors
 from annotator.marking.serializers import MarkOutputSerializer, mark_feature
 from annotator.marking.services import mark_create, mark_delete, mark_update
@@ -54,7 +54,7 @@ class SceneMarksApi(APIView):
     def get(self, request: Request, scene_id: int) -> Response:
         """One page of the scene's marks; `?as=features`: the page as a GeoJSON FeatureCollection
         that carries the page's count / next / previous as foreign members."""
-        scene = scene_get(user=request.user, scene_id=scene_id)
+        scene = scene_get_bare(user=request.user, scene_id=scene_id)
         marks = selectors.marks_for_scene(user=request.user, scene=scene)
         page = paginate(request, marks, MarkOutputSerializer, context={"viewer": request.user})
         if request.query_params.get("as") == "features":
@@ -64,7 +64,7 @@ class SceneMarksApi(APIView):
 
     @extend_schema(request=MarkInputSerializer, responses={201: MarkOutputSerializer, 200: MarkOutputSerializer})
     def post(self, request: Request, scene_id: int) -> Response:
-        scene = scene_get(user=request.user, scene_id=scene_id)
+        scene = scene_get_bare(user=request.user, scene_id=scene_id)
         self.check_object_permissions(request, scene)
         data = MarkInputSerializer(data=feature_to_input(request.data))
         data.is_valid(raise_exception=True)

@@ -19,7 +19,11 @@ def _with_copy_on_edit(*, user: Any, qs: QuerySet[Mark]) -> QuerySet[Mark]:
 
 
 def marks_for_scene(*, user: Any, scene: Scene) -> QuerySet[Mark]:
-    qs = Mark.objects.filter(scene=scene).select_related("satellite_image")
+    """The scene's marks the user may see. Their images are not joined: the list's answer needs
+    only each image's georeference, read once per page (MarkListSerializer); joined, every mark
+    carried and decoded its image's valid-data outline and control points, 16 % of a scene read
+    under the profiler."""
+    qs = Mark.objects.filter(scene=scene)
     return _with_copy_on_edit(user=user, qs=marks_visible(user=user, qs=qs))
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from annotator.models import Mark
-from tests.factories import ItemFactory, MarkFactory, SceneFactory, reviewer_answered
+from tests.factories import ItemFactory, MarkFactory, SatelliteImageFactory, SceneFactory, reviewer_answered
 
 pytestmark = pytest.mark.django_db
 
@@ -365,3 +367,25 @@ def test_a_ring_too_short_to_close_is_a_field_error(annotator, api) -> None:
     assert response.status_code == 400
     assert "at least 3 distinct vertices" in " ".join(response.json()["geometry"])
     assert not Mark.objects.exists()
+
+
+def test_marks_read_and_save_leave_the_scenes_media_alone(annotator, api) -> None:
+    # given a scene showing several satellite images, as the benchmark's scenes do (29 on average)
+    scene = SceneFactory(annotators=[annotator])
+    scene.satellite_images.add(*[SatelliteImageFactory() for _ in range(3)])
+    MarkFactory(scene=scene, author=annotator)
+    client, url = api(annotator), f"/api/scenes/{scene.id}/marks/"
+
+    # when the workspace reads the marks and saves a new one
+    with CaptureQueriesContext(connection) as read:
+        assert client.get(url).status_code == 200
+    with CaptureQueriesContext(connection) as save:
+        body = {"satellite_image": scene.satellite_images.first().id, "kind": "point", "geometry": POINT,
+                "label": "car", "time_start": 0.5}  # fmt: skip
+        assert client.post(url, body, format="json").status_code == 201
+
+    # then neither read the media jobs the scene page shows, nor the images' outlines and control points
+    sql = " ".join(q["sql"] for q in [*read.captured_queries, *save.captured_queries])
+    assert "annotator_mediajob" not in sql
+    assert "valid_area" not in " ".join(q["sql"] for q in read.captured_queries)
+
