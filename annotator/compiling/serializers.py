@@ -73,7 +73,10 @@ class ItemOutputSerializer(serializers.ModelSerializer):
     rejections = serializers.IntegerField(read_only=True, default=0)
     stale_reason = serializers.SerializerMethodField()
     phrasing = serializers.SerializerMethodField()
-    model_view = serializers.SerializerMethodField()
+    # A nested field, so that a list builds the model view's fields once: building a
+    # ModelSerializer per item (its fields introspected from the model each time) was 39 % of the
+    # items list's server time under the profiler (bench/README.md).
+    model_view = ModelViewOutputSerializer(read_only=True, allow_null=True)
     satellite_image = serializers.SerializerMethodField()
 
     class Meta:
@@ -131,11 +134,6 @@ class ItemOutputSerializer(serializers.ModelSerializer):
         if "phrasing_text" not in p:
             return None
         return {"id": p.get("phrasing_id"), "index": p.get("phrasing"), "text": p["phrasing_text"]}
-
-    @extend_schema_field(ModelViewOutputSerializer(allow_null=True))
-    def get_model_view(self, obj: Item) -> dict[str, Any] | None:
-        view = getattr(obj, "model_view", None)
-        return None if view is None else dict(ModelViewOutputSerializer(view).data)
 
 
 # Shapes of the answers that are not an item (for the schema; the views build them as dicts).
