@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { getAll } from "../../static/js/lib/api.js";
+import { api, getAll } from "../../static/js/lib/api.js";
 
 /** A list API of `total` rows answering pages of at most `max` rows, as DRF's limit/offset does. */
 function pagedServer(total, max) {
@@ -40,4 +40,36 @@ test("getAll reads one page when everything fits, and an empty list as empty", a
 test("getAll passes a bare list through", async () => {
   const bare = { get: async () => [{ id: 4 }] };
   assert.deepEqual(await getAll(/** @type {any} */ (bare), "/x/"), [{ id: 4 }]);
+});
+
+/** A server for one URL that tags its answer (as the scene's marks do) and answers 304 while the
+ * client names the current tag; records the If-None-Match of each request. */
+function taggingServer() {
+  const state = { version: 1, seen: /** @type {(string|null)[]} */ ([]) };
+  state.fetch = async (/** @type {string} */ url, /** @type {any} */ opts) => {
+    const asked = opts.headers["If-None-Match"] || null;
+    state.seen.push(asked);
+    const tag = `"v${state.version}"`;
+    if (asked === tag) return new Response(null, { status: 304, headers: { ETag: tag } });
+    const body = JSON.stringify({ results: [{ id: 1, label: "car", version: state.version }] });
+    return new Response(body, { status: 200, headers: { "Content-Type": "application/json", ETag: tag } });
+  };
+  return state;
+}
+
+test("a GET the server tagged is asked again conditionally; a 304 gives the kept body, as a fresh copy", async () => {
+  const server = taggingServer();
+  globalThis.fetch = /** @type {any} */ (server.fetch);
+  const first = await api.get("/api/scenes/1/marks/?limit=500");
+  first.results[0].label = "changed by the page";  // the store edits what it got
+  const second = await api.get("/api/scenes/1/marks/?limit=500");
+  assert.deepEqual(server.seen, [null, '"v1"']);
+  assert.equal(second.results[0].label, "car");
+  assert.notEqual(second, first);
+
+  // a change on the server: a 200 with another tag, which is what is asked for next
+  server.version = 2;
+  assert.equal((await api.get("/api/scenes/1/marks/?limit=500")).results[0].version, 2);
+  await api.get("/api/scenes/1/marks/?limit=500");
+  assert.deepEqual(server.seen.slice(2), ['"v1"', '"v2"']);
 });

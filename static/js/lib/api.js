@@ -36,7 +36,15 @@ export class ApiError extends Error {
   }
 }
 
+/** Answers kept for conditional GETs: URL -> the ETag and text of its last 200. Only answers that
+ * carry an ETag are kept (the scene's marks, annotator/conditional.py); each is re-parsed when the
+ * server says 304, so a caller that changes the objects it got never changes what is kept.
+ * @type {Map<string, {etag: string, text: string}>} */
+const validated = new Map();
+
 /** fetch() JSON with the session cookie and CSRF token; resolves to the parsed body or throws ApiError.
+ * A GET the server answered with an ETag before is asked conditionally, and a 304 resolves to the
+ * body kept from then.
  * @param {string} method @param {string} url @param {any} [data] @returns {Promise<any>} */
 async function request(method, url, data) {
   /** @type {Record<string, string>} */
@@ -44,6 +52,8 @@ async function request(method, url, data) {
   /** @type {RequestInit} */
   const opts = { method, credentials: "same-origin", headers };
   if (method !== "GET" && method !== "HEAD") headers["X-CSRFToken"] = cookie("csrftoken");
+  const kept = method === "GET" ? validated.get(url) : undefined;
+  if (kept) headers["If-None-Match"] = kept.etag;
   if (data !== undefined) {
     headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(data);
@@ -54,10 +64,19 @@ async function request(method, url, data) {
   } catch (err) {
     throw new ApiError(0, { detail: "network error: the server could not be reached" });
   }
+  if (res.status === 304 && kept) return JSON.parse(kept.text);
   if (res.status === 204) return null;
   const type = res.headers.get("Content-Type") || "";
-  const body = type.includes("json") ? await res.json().catch(() => null) : await res.text();
+  const text = await res.text();
+  /** @type {any} */
+  let body = text;
+  if (type.includes("json")) {
+    try { body = JSON.parse(text); } catch (err) { body = null; }
+  }
   if (!res.ok) throw new ApiError(res.status, typeof body === "string" ? { detail: "HTTP " + res.status } : body);
+  const etag = res.headers.get("ETag");
+  if (method === "GET" && etag && type.includes("json")) validated.set(url, { etag, text });
+  else if (method === "GET") validated.delete(url);
   return body;
 }
 

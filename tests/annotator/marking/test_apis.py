@@ -389,3 +389,22 @@ def test_marks_read_and_save_leave_the_scenes_media_alone(annotator, api) -> Non
     assert "annotator_mediajob" not in sql
     assert "valid_area" not in " ".join(q["sql"] for q in read.captured_queries)
 
+
+def test_marks_list_answers_304_while_nothing_changed(annotator, api) -> None:
+    # given a scene's marks read once
+    scene = SceneFactory(annotators=[annotator])
+    mark = MarkFactory(scene=scene, author=annotator)
+    client, url = api(annotator), f"/api/scenes/{scene.id}/marks/"
+    first = client.get(url)
+    tag = first["ETag"]
+
+    # then the same read with that tag is a 304 without a body, and private to the user
+    again = client.get(url, HTTP_IF_NONE_MATCH=tag)
+    assert again.status_code == 304 and again.content == b""
+    assert again["ETag"] == tag and "private" in again["Cache-Control"]
+
+    # and once a mark changes the read is a 200 with the new mark and another tag
+    assert client.patch(f"/api/marks/{mark.id}/", {"version": 1, "label": "bus"}, format="json").status_code == 200
+    changed = client.get(url, HTTP_IF_NONE_MATCH=tag)
+    assert changed.status_code == 200 and changed["ETag"] != tag
+    assert changed.json()["results"][0]["label"] == "bus"
