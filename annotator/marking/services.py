@@ -62,7 +62,6 @@ def _validate_times(
             raise ValidationError({"vertex_times": f"vertex times must lie between 0 s and {end} of the video"})
 
 
-@transaction.atomic
 def mark_create(
     *,
     scene: Scene,
@@ -77,7 +76,11 @@ def mark_create(
     facts: dict[str, Any] | None = None,
     client_key: uuid.UUID | None = None,
 ) -> Mark:
-    """Create a mark on one of the scene's satellite images.
+    """Create a mark on one of the scene's satellite images. Checked before the write transaction:
+    on the embedded default a transaction holds the one writer lock every save queues on, and the
+    checks (the image, the video's length, shapely) held it for most of a mark POST, which then waited
+    on the lock a quarter of its time under the 8-client unit load (bench/README.md). The mark itself
+    is one INSERT.
 
     `client_key`: drawn by the client for this mark and sent again with every retry of the create.
     A key the author used before returns the mark it made (as it is now) instead of a second one;

@@ -240,3 +240,25 @@ def test_a_write_that_lost_the_race_to_a_delete_is_not_found(annotator) -> None:
     with pytest.raises(Http404, match="this mark was deleted"):
         mark_delete(mark=read_before, version=1)
     assert not Mark.objects.filter(id=mark.id).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_new_mark_is_checked_before_the_write_transaction_opens(annotator) -> None:
+    # given a scene, and every statement recorded with whether a transaction was open
+    from django.db import connection
+
+    scene = SceneFactory(annotators=[annotator])
+    seen: list[tuple[str, bool]] = []
+
+    def record(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        seen.append((sql.split()[0].upper(), connection.in_atomic_block))
+        return execute(sql, params, many, context)
+
+    # when a mark is created
+    with connection.execute_wrapper(record):
+        _create(scene, annotator)
+
+    # then the checks read outside any transaction (on SQLite one holds the writer lock every save
+    # waits on), and the transaction holds the INSERT alone
+    assert [kind for kind, atomic in seen if atomic] == ["INSERT"]
+    assert any(kind == "SELECT" and not atomic for kind, atomic in seen)
