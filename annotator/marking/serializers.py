@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from rest_framework import serializers
 
 from annotator.access.scopes import may_see_facts
 from annotator.marking.geometry import geometry_lonlat
-from annotator.models import Mark, SatelliteImage
+from annotator.models import Mark
 from media_tools.geo import GeoReference
-
-
-class MarkListSerializer(serializers.ListSerializer):
-    """A page of marks reads the georeference of the images they are drawn on in one query, instead
-    of a satellite image row joined and built for every mark: for a scene's ~50 marks that join was
-    a fifth of the read's server time under the profiler (bench/README.md)."""
-
-    def to_representation(self, data: Any) -> list[dict[str, Any]]:
-        rows = list(data.all() if hasattr(data, "all") else data)
-        cache = cast(dict[str, Any], self.context).setdefault("_georefs", {})  # every mark's context
-        wanted = {m.satellite_image_id for m in rows} - set(cache)
-        for image_id, georef in SatelliteImage.objects.filter(id__in=wanted).values_list("id", "georef"):
-            cache[image_id] = GeoReference.from_dict(georef) if georef else None
-        return super().to_representation(rows)
 
 
 class MarkOutputSerializer(serializers.Serializer):
@@ -60,9 +46,6 @@ class MarkOutputSerializer(serializers.Serializer):
     def get_copy_on_edit(self, obj: Mark) -> bool:
         return bool(obj.locked and getattr(obj, "copy_on_edit", False))
 
-    class Meta:
-        list_serializer_class = MarkListSerializer
-
     def get_lonlat(self, obj: Mark) -> dict[str, Any] | None:
         return geometry_lonlat(obj.geometry, _georef_of(obj, self.context))
 
@@ -75,12 +58,12 @@ class MarkOutputSerializer(serializers.Serializer):
 
 
 def _georef_of(mark: Mark, context: Any) -> GeoReference | None:
-    """The georeference of the mark's image, parsed once per response (a list shares one context
-    and reads them all at once: MarkListSerializer)."""
+    """The georeference of the mark's image, parsed once per response (a list shares one context).
+    A list's marks carry it as `image_georef` (marking.selectors.marks_for_scene), not their image."""
     cache = context.setdefault("_georefs", {})
     if mark.satellite_image_id not in cache:
-        image = mark.satellite_image
-        cache[image.id] = GeoReference.from_dict(image.georef) if image.georef else None
+        georef = mark.image_georef if hasattr(mark, "image_georef") else mark.satellite_image.georef
+        cache[mark.satellite_image_id] = GeoReference.from_dict(georef) if georef else None
     return cache[mark.satellite_image_id]
 
 
