@@ -324,6 +324,22 @@ def test_active_time_comes_with_compile_submit_and_its_own_report(annotator: Any
     assert Mark.objects.count() == 1
 
 
+def test_a_compiled_item_is_answered_as_its_own_page_shows_it(annotator: Any, api: Any) -> None:
+    # given a target and a region, compiled through the API (answered from the new object)
+    m = Marks(annotator)
+    region = m("polygon", _poly(10, 10, 40, 40), "pier", facts={"visible": True})
+    target = m("point", _point(80, 80), "car", facts={"interaction": "stays_away"})
+    client = api(annotator)
+    body = {"task": T.REGION_INTERACTION, "mark_ids": [target.id, region.id], "active_seconds": 30}
+    created = client.post("/api/items/", body, format="json")
+    assert created.status_code == 201, created.content
+
+    # then the answer is the item as read back, field for field, marks in the order given
+    assert created.json() == client.get(f"/api/items/{created.json()['id']}/").json()
+    assert created.json()["mark_ids"] == [target.id, region.id]
+    assert created.json()["approvals"] == 0 and created.json()["model_view"]["state"] == "pending"
+
+
 @pytest.mark.parametrize("state", [Item.State.APPROVED, Item.State.IN_ADJUDICATION])
 def test_effort_on_an_approved_or_judged_item_is_a_conflict(annotator: Any, api: Any, state: str) -> None:
     from tests.factories import ItemFactory
