@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+HELPERS = {"run_all.py", "scale_seed.py"}  # not benchmarks: this runner, and the seed scale.py runs in each tree
 for script in sorted(HERE.glob("*.py")):
-    if script.name != "run_all.py":
+    if script.name not in HELPERS:
         print(f"== {script.name}", flush=True)
         subprocess.run([sys.executable, str(script)], check=True)

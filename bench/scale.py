@@ -423,6 +423,14 @@ def _bench(backend: str, trees: list[tuple[str, Path]], args: argparse.Namespace
                     capture_output=True))  # fmt: skip
 
 
+def _postgres_reachable() -> bool:
+    try:
+        probe = subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", "SELECT 1"], capture_output=True)
+    except FileNotFoundError:
+        return False
+    return probe.returncode == 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scale", type=float, default=1.0, help="share of the benchmark's size (0.2: a fifth)")
@@ -446,6 +454,9 @@ def main() -> None:
             trees.insert(0, ("before", _checkout(args.before, Path(tmp) / "tree")))
         try:
             for backend in ("embedded", "postgres") if args.backend == "both" else (args.backend,):
+                if backend == "postgres" and not _postgres_reachable():
+                    print(f"PostgreSQL at {PG} does not answer: its figures are skipped", flush=True)
+                    continue
                 _bench(backend, trees, args)
         finally:
             if args.before:
