@@ -392,6 +392,11 @@ def _report(backend: str, served: list[Served]) -> None:
 def _bench(backend: str, trees: list[tuple[str, Path]], args: argparse.Namespace) -> None:
     with contextlib.ExitStack() as stack:
         served = []
+        if backend == "postgres":  # dropped last, once the servers holding connections are stopped
+            for key, _ in trees:
+                stack.callback(lambda key=key: subprocess.run(
+                    ["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", f"DROP DATABASE IF EXISTS bench_scale_{key}"],
+                    capture_output=True))  # fmt: skip
         for key, tree in trees:
             data = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="skymark-scale-")))
             name = "before" if key == "before" else "this tree"
@@ -416,11 +421,6 @@ def _bench(backend: str, trees: list[tuple[str, Path]], args: argparse.Namespace
             s.figures["memory peak: RSS MB (all server processes)"] = s.peak["rss"]
             s.figures["memory peak: PSS MB"] = s.peak["pss"]
         _report(backend, served)
-        if backend == "postgres":
-            for key, _ in trees:
-                stack.callback(lambda key=key: subprocess.run(
-                    ["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", f"DROP DATABASE IF EXISTS bench_scale_{key}"],
-                    capture_output=True))  # fmt: skip
 
 
 def _postgres_reachable() -> bool:
