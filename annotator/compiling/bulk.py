@@ -1,4 +1,4 @@
-"""Bulk actions on an annotator's items: submit, compile again or withdraw many in one request.
+"""Bulk actions on an annotator's items: submit, compile again, revise or withdraw many in one request.
 
 Each item goes through the same services and lifecycle moves as the one-item APIs
 (annotator.compiling.lifecycle owns every state change), in its own savepoint: an item either
@@ -15,14 +15,14 @@ from django.http import Http404
 
 from annotator.access.scopes import scene_is_assigned
 from annotator.compiling import lifecycle
-from annotator.compiling.services import item_recompile, item_withdraw
+from annotator.compiling.services import item_recompile, item_revise, item_withdraw
 from annotator.exceptions import Conflict
 from annotator.models import Item
 
 # A request acts on at most this many items: a workspace's selection, not a whole project
 # (each item is a few queries and may compile again).
 MAX_BULK_ITEMS = 200
-ACTIONS = ("submit", "recompile", "withdraw")
+ACTIONS = ("submit", "recompile", "revise", "withdraw")
 UNKNOWN = "no such item among yours"
 
 
@@ -49,15 +49,17 @@ def _act(*, user: Any, action: str, item: Item) -> Item:
         return lifecycle.item_submit(item=item, actor=user)
     if action == "recompile":
         return item_recompile(user=user, item_id=item.id)
+    if action == "revise":
+        return item_revise(user=user, item_id=item.id)
     return item_withdraw(user=user, item_id=item.id)
 
 
 def items_bulk_act(*, user: Any, action: str, item_ids: list[int]) -> list[BulkResult]:
-    """Apply `action` ("submit", "recompile" or "withdraw") to each of the user's own items named,
+    """Apply `action` ("submit", "recompile", "revise" or "withdraw") to each of the user's own items named,
     in the order given, each atomically on its own. Items that are not the user's (or do not exist)
     are refused as unknown, so ids do not leak; items of a scene no longer assigned to the user are
     refused with that reason. Side effects: those of the one-item services (audit events, reviewer
-    assignments on submit, model views queued on recompile)."""
+    assignments on submit, model views queued on recompile and revise)."""
     if action not in ACTIONS:
         raise ValidationError({"action": f"one of {', '.join(ACTIONS)}"})
     if len(item_ids) > MAX_BULK_ITEMS:

@@ -28,10 +28,11 @@ describe("the Items panel's filter", () => {
 });
 
 describe("which items an action applies to", () => {
-  it("submits fresh drafts, recompiles stale open items, withdraws rejected items and draft revisions", () => {
+  it("submits fresh drafts, recompiles stale open items, revises rejected items, withdraws rejected items and draft revisions", () => {
     const can = (action) => ITEMS.filter((it) => canAct(it, action)).map((it) => it.id);
     assert.deepEqual(can("submit"), [1, 6]);
     assert.deepEqual(can("recompile"), [2, 4]);
+    assert.deepEqual(can("revise"), [3, 4]);  // not 7: a replaced item has its next revision already
     assert.deepEqual(can("withdraw"), [3, 4, 6]);
   });
 });

@@ -4,7 +4,7 @@
  * the server's answer (POST /api/items/bulk/). The server decides: these only say what to offer. */
 
 /** @typedef {import("../lib/types.js").Item} Item */
-/** @typedef {"submit"|"recompile"|"withdraw"} BulkAction */
+/** @typedef {"submit"|"recompile"|"revise"|"withdraw"} BulkAction */
 
 /** What the filter of the Items panel can show: value -> words. @type {Record<string, string>} */
 export const FILTERS = {
@@ -38,6 +38,7 @@ export function canAct(it, action) {
   if (replaced(it)) return false;
   if (action === "submit") return it.state === "draft" && !it.stale;
   if (action === "recompile") return Boolean(it.stale) && (it.state === "draft" || it.state === "rejected");
+  if (action === "revise") return it.state === "rejected";
   return it.state === "rejected" || (it.state === "draft" && (it.revision || 1) > 1);
 }
 
@@ -88,6 +89,7 @@ export class Selection {
 const WORDS = {
   submit: ["Submitted {n} for review", "None submitted"],
   recompile: ["Compiled {n} again from the current marks", "None compiled again"],
+  revise: ["Revised {n}: each is a new draft to check and submit", "None revised"],
   withdraw: ["Withdrew {n}", "None withdrawn"],
 };
 

@@ -1,4 +1,4 @@
-"""annotator.compiling.bulk and POST /api/items/bulk/: submit, compile again or withdraw many items in
+"""annotator.compiling.bulk and POST /api/items/bulk/: submit, compile again, revise or withdraw many items in
 one request, each through the item lifecycle on its own, with a result per item."""
 
 from __future__ import annotations
@@ -129,10 +129,31 @@ def test_queries_grow_by_a_fixed_number_per_item(annotator: Any, api: Any, n: in
 
     # when they are submitted in one request
     # then the request costs a fixed base plus the same few queries per item (its savepoint, the
-    # lifecycle's row locks, update, relock and audit event, the reviewer assignment)
+    # lifecycle's row locks, update, relock and audit event, the reviewer assignment under the
+    # item's project's review policy)
     with django_assert_num_queries(BASE + PER_ITEM * n):
         body = client.post(URL, {"action": "submit", "ids": [i.id for i in items]}, format="json").json()
     assert body["done"] == n
 
 
-BASE, PER_ITEM = 5, 20
+BASE, PER_ITEM = 5, 21
+
+
+def test_bulk_revise_makes_the_next_revision_of_each_rejected_item(annotator: Any, api: Any) -> None:
+    # given two rejected items and a draft
+    m = Marks(annotator)
+    first, second, draft = _drafts(m, 3)
+    for item in (first, second):
+        lifecycle.item_submit(item=item, actor=annotator)
+        lifecycle.item_reject(item=item, actor=None, reason="a reviewer rejected it")
+
+    # when all three are revised in one request
+    body = api(annotator).post(URL, {"action": "revise", "ids": [first.id, draft.id, second.id]}, format="json").json()
+
+    # then each rejected item is its own next revision, a draft, and the draft is refused with the rule
+    assert [(r["id"], r["ok"]) for r in body["results"]] == [(first.id, True), (draft.id, False), (second.id, True)]
+    assert body["results"][1]["error"] == "the item is draft; only rejected items can be revised"
+    for result, item in ((body["results"][0], first), (body["results"][2], second)):
+        assert (result["item"]["id"], result["item"]["state"], result["item"]["revision"]) == (item.id, "draft", 2)
+        assert Item.objects.get(id=item.id).state == "draft"
+    assert _state(draft) == "draft"
