@@ -30,7 +30,12 @@ def home(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"scenes": [], "items": []}
     if roles & {ANNOTATOR, ADMIN}:
         context["scenes"] = scenes_for_user(user=user)
-        context["items"] = items_for_user(user=user).order_by("-id")[:50]
+        items = items_for_user(user=user)
+        if ADMIN not in roles:
+            # An annotator's list names only items on scenes still assigned to them: the others'
+            # links would open a scene that now answers 404 (the items stay on their records).
+            items = items.filter(scene__in=context["scenes"].values("id"))
+        context["items"] = items.order_by("-id")[:50]
     if REVIEWER in roles:
         context["queue_count"] = review_queue(reviewer=user).count()
     if roles & {ADJUDICATOR, ADMIN} and may_adjudicate(user=user):

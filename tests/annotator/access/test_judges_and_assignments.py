@@ -69,3 +69,20 @@ def test_a_removed_annotator_can_no_longer_compile_or_submit(removed: dict[str, 
 
 def test_a_removed_annotator_loses_the_scenes_images_at_once(removed: dict[str, Any]) -> None:
     assert removed["client"].get(f"/media/satellite/{removed['image'].id}").status_code == 404
+
+
+def test_a_removed_annotators_home_page_no_longer_lists_the_scenes_items(removed: dict[str, Any]) -> None:
+    # given the removed annotator's session / when their home page opens
+    from django.test import Client
+
+    from annotator.models import Item as ItemModel
+
+    author = ItemModel.objects.get(id=removed["item_id"]).author
+    client = Client()
+    client.force_login(author)
+    page = client.get("/")
+
+    # then the draft on the lost scene is not listed (its link would open a scene that answers 404)
+    assert page.status_code == 200
+    assert [i.id for i in page.context["items"]] == []
+    assert ItemModel.objects.get(id=removed["item_id"]).uid not in page.content.decode()
