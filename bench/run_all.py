@@ -10,7 +10,11 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-HELPERS = {"run_all.py", "scale_seed.py"}  # not benchmarks: this runner, and the seed scale.py runs in each tree
+HELPERS = {
+    "run_all.py",
+    "scale_seed.py",
+    "scale_clients.py",
+}  # not benchmarks: this runner, and the seed and clients scale.py uses
 for script in sorted(HERE.glob("*.py")):
     if script.name not in HELPERS:
         print(f"== {script.name}", flush=True)
