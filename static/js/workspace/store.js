@@ -14,6 +14,7 @@
  */
 
 import { api as browserApi, getAll } from "../lib/api.js";
+import { uuid4 } from "../lib/uuid.js";
 import { enqueue, mergeEntry, nextToSend, rekey, requeue } from "./queue.js";
 import { saveStatus } from "./save_status.js";
 
@@ -32,17 +33,6 @@ export const FIELDS = ["geometry", "label", "time_start", "time_end", "vertex_ti
 
 /** @template T @param {T} v @returns {T} */
 const clone = (v) => JSON.parse(JSON.stringify(v));
-
-/** A random UUID (v4) for a new mark's create: sent with every retry of it, so a create whose answer
- * was lost (the connection dropped, the database restarted) makes no second mark on the server.
- * getRandomValues works on plain http too, where crypto.randomUUID is missing. */
-export function newClientKey() {
-  const b = globalThis.crypto.getRandomValues(new Uint8Array(16));
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  const hex = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 /**
  * @typedef {object} StoreOptions
@@ -213,7 +203,9 @@ export class MarkStore {
   create(fields) {
     const id = -(++this.seq);
     /** @type {Record<string, any>} */
-    const payload = { ...clone(fields), client_key: newClientKey() };
+    // The key goes with every retry of this create, so a create whose answer was lost (the
+    // connection dropped, the database restarted) makes no second mark on the server.
+    const payload = { ...clone(fields), client_key: uuid4() };
     this.marks.set(id, /** @type {Mark} */ ({ ...clone(payload), id, version: null }));
     this.add({ key: id, op: "create", payload });
     this.emit("change", id);
