@@ -128,16 +128,7 @@ def _speeds(config: Any, synth: Any, device: str, cpu_steps: int, batch: int) ->
 
 
 def _evaluate(data: Path, encoder: Any) -> None:
-    from media_tools.cvaa import (
-        HIT_IOU,
-        Pair,
-        SiftLocator,
-        WindowIndex,
-        compare,
-        random_locator,
-        random_windows,
-        report_table,
-    )
+    from media_tools.cvaa import HIT_IOU, Pair, SiftLocator, WindowIndex, against_baselines, report_table
 
     meta = json.loads((data / "pairs.json").read_text())
     image = _rgb(data / "map.png")
@@ -145,15 +136,8 @@ def _evaluate(data: Path, encoder: Any) -> None:
     index = WindowIndex.build(image, encoder)
     boxes = index.windows.unique_boxes
     mpp = meta["metres_per_px"]
-    locators = {
-        "cvaa": lambda f: index.locate(f, encoder, top_k=5),
-        "random (seed 0)": random_locator(boxes, k=5, seed=0),
-        "sift": SiftLocator(image).locate,
-    }
-    reports = compare(locators, pairs, metres_per_px=mpp)
-    expected = random_windows(boxes, pairs, metres_per_px=mpp)
-    reports = {"cvaa": reports.pop("cvaa"), "random (expected)": expected, **reports}
-    reachable = sum(f["hit_windows"] > 0 for f in expected.per_frame)
+    locate = lambda f: index.locate(f, encoder, top_k=5)  # noqa: E731
+    reports, reachable = against_baselines(locate, boxes, pairs, metres_per_px=mpp, sift=SiftLocator(image).locate)
     print(f"\n{meta['name']}: {meta['note']}; {len(boxes)} windows at {mpp:.3f} m/px")
     print(f"held out: {len(pairs)} pairs, {reachable} with some window at IoU >= {HIT_IOU}")
     print(report_table(reports))

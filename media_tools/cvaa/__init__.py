@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .evaluate import (
         HIT_IOU,
         EvalReport,
+        against_baselines,
         centre_errors,
         compare,
         evaluate,
@@ -62,6 +63,7 @@ __getattr__, __dir__ = lazy_exports(
         "CvaaConfig": "config",
         "HIT_IOU": "evaluate",
         "EvalReport": "evaluate",
+        "against_baselines": "evaluate",
         "compare": "evaluate",
         "evaluate": "evaluate",
         "centre_errors": "evaluate",
@@ -134,6 +136,7 @@ __all__ = [
     "WindowIndex",
     "WindowSpec",
     "Windows",
+    "against_baselines",
     "as_rgb8",
     "available_devices",
     "box_iou",

@@ -202,6 +202,26 @@ def compare(
     }
 
 
+def against_baselines(
+    locate: Locate,
+    boxes: np.ndarray,
+    pairs: Sequence[Pair],
+    *,
+    metres_per_px: float | None,
+    sift: Locate | None = None,
+) -> tuple[dict[str, EvalReport], int]:
+    """The model's report beside chance on the same windows (the expected value and one seeded
+    draw) and, when given, SIFT's; with how many footprints any window can hit at all (a recall
+    can reach only that share)."""
+    locators: dict[str, Locate] = {"cvaa": locate, "random (seed 0)": random_locator(boxes, k=5, seed=0)}
+    if sift is not None:
+        locators["sift"] = sift
+    reports = compare(locators, pairs, metres_per_px=metres_per_px)
+    expected = random_windows(boxes, pairs, metres_per_px=metres_per_px)
+    reachable = sum(f["hit_windows"] > 0 for f in expected.per_frame)
+    return {"cvaa": reports.pop("cvaa"), "random (expected)": expected, **reports}, reachable
+
+
 def report_table(reports: Mapping[str, EvalReport]) -> str:
     """The reports side by side, one line each."""
     return "\n".join(r.row() for r in reports.values())

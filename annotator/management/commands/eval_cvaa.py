@@ -51,32 +51,20 @@ class Command(BaseCommand):
 
     def _evaluate_set(self, data: Any, encoder: Any, *, limit: int, baseline: bool) -> None:
         """One table: the model, chance on the same windows (expected and one seeded draw) and SIFT."""
-        from media_tools.cvaa import (
-            HIT_IOU,
-            SiftLocator,
-            WindowIndex,
-            compare,
-            random_locator,
-            random_windows,
-            report_table,
-        )
+        from media_tools.cvaa import HIT_IOU, SiftLocator, WindowIndex, against_baselines, report_table
 
         pairs = data.pairs[:limit] if limit > 0 else data.pairs
         with tempfile.TemporaryDirectory(prefix="skymark-eval-") as tmp:
             index = WindowIndex.build(data.image, encoder, cache_dir=Path(tmp))
         boxes = index.windows.unique_boxes
-        locators = {
-            "cvaa": lambda f: index.locate(f, encoder, top_k=5),
-            "random (seed 0)": random_locator(boxes, k=5, seed=0),
-        }
-        if baseline:
-            locators["sift"] = SiftLocator(data.image).locate
-        reports = compare(locators, pairs, metres_per_px=data.metres_per_px)
-        expected = random_windows(boxes, pairs, metres_per_px=data.metres_per_px)
-        reports = {"cvaa": reports.pop("cvaa"), "random (expected)": expected, **reports}
+        reports, reachable = against_baselines(
+            lambda f: index.locate(f, encoder, top_k=5),
+            boxes,
+            pairs,
+            metres_per_px=data.metres_per_px,
+            sift=SiftLocator(data.image).locate if baseline else None,
+        )
         height, width = data.image.shape[:2]
-        # A recall can only reach the share of footprints that some window matches well enough.
-        reachable = sum(f["hit_windows"] > 0 for f in expected.per_frame)
         self.stdout.write(
             f"\n{data.name}: {data.note}; map {width}x{height} at {data.metres_per_px:.2f} m/px, "
             f"{len(boxes)} windows; {reachable} of the {len(pairs)} footprints have one at IoU >= {HIT_IOU}"
