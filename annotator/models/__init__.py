@@ -1,7 +1,7 @@
 """Tables and database constraints only; business rules live in services/."""
 
 from .compiling import ModelView, Phrasing, ViewsSignal
-from .cvaa import CvaaCheckpoint, CvaaPreview, CvaaTraining, FrameFootprint
+from .cvaa import CvaaCheckpoint, CvaaPreview, CvaaTraining, FrameFootprint, KeyframePlacement
 from .marks import Item, Mark
 from .media import Keyframe, MediaJob, SatelliteImage, TelemetrySample, TelemetryTrack, Video
 from .projects import DEFAULT_PROJECT_SLUG, Project, ProjectMembership, project_default_id
@@ -16,6 +16,7 @@ __all__ = [
     "FrameFootprint",
     "Item",
     "Keyframe",
+    "KeyframePlacement",
     "Mark",
     "MediaJob",
     "ModelView",

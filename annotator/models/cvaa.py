@@ -143,3 +143,53 @@ class FrameFootprint(models.Model):
 
     def __str__(self) -> str:
         return f"footprint of scene {self.scene_id} @ {self.time_s:g} s on image {self.satellite_image_id}"
+
+
+PLACEMENT_SOURCES = ["control_points", "same_frame", "matching", "chaining", "telemetry", "learned"]
+
+
+class KeyframePlacement(models.Model):
+    """Where one keyframe lies on one satellite image, from the best method that placed it
+    (media_tools.cvaa.Placement): the footprint quad, the frame -> satellite homography where the method
+    has one (what assisted trajectories project through), a confidence in [0, 1] and the expected corner
+    error. Keyframes no method could place have no row."""
+
+    class Source(models.TextChoices):
+        CONTROL_POINTS = "control_points", "Control-point homography"
+        SAME_FRAME = "same_frame", "The image is this frame"
+        MATCHING = "matching", "Feature matching on the image"
+        CHAINING = "chaining", "Chained from a neighbouring keyframe"
+        TELEMETRY = "telemetry", "Telemetry (GPS, height, heading)"
+        LEARNED = "learned", "Learned retriever"
+
+    keyframe = models.ForeignKey("annotator.Keyframe", on_delete=models.CASCADE, related_name="placements")
+    satellite_image = models.ForeignKey(
+        "annotator.SatelliteImage", on_delete=models.CASCADE, related_name="keyframe_placements"
+    )
+    source = models.CharField(max_length=16, choices=Source.choices)
+    quad = models.JSONField()  # [[x, y] x 4]: the frame's TL, TR, BR, BL in satellite pixels
+    # 3x3 rows, keyframe-image pixels -> satellite pixels; null for a window-only (learned) placement.
+    homography = models.JSONField(null=True, blank=True)
+    frame_width = models.PositiveIntegerField()
+    frame_height = models.PositiveIntegerField()
+    confidence = models.FloatField()
+    uncertainty_px = models.FloatField()
+    uncertainty_m = models.FloatField(null=True, blank=True)  # where the image's ground resolution is known
+    # Method-specific numbers: inliers, reprojection error, chained from which keyframe, drift flag ...
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["keyframe_id", "satellite_image_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["keyframe", "satellite_image"], name="keyframe_placement_unique"),
+            models.CheckConstraint(condition=Q(source__in=PLACEMENT_SOURCES), name="keyframe_placement_source"),
+            models.CheckConstraint(
+                condition=Q(confidence__gte=0) & Q(confidence__lte=1), name="keyframe_placement_confidence_range"
+            ),
+            models.CheckConstraint(condition=Q(uncertainty_px__gte=0), name="keyframe_placement_uncertainty_nonneg"),
+        ]
+
+    def __str__(self) -> str:
+        where = f"keyframe {self.keyframe_id} on image {self.satellite_image_id}"
+        return f"{where} by {self.source} ({self.confidence:.2f})"

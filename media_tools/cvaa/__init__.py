@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from .located import Located
     from .model import CvaaModel, info_nce
     from .pairs import MixedPairs, Pair, PairSource, RealPairs, window_for
+    from .placement import Placement
     from .synth import SyntheticPairs
     from .training import TrainResult, train
     from .views import Pyramid, as_rgb8, image_sha256, load_rgb
@@ -72,6 +73,7 @@ __getattr__, __dir__ = lazy_exports(
         "random_windows": "evaluate",
         "hits": "evaluate",
         "report_table": "evaluate",
+        "Placement": "placement",
         "CameraModel": "footprints",
         "footprint_from_georefs": "footprints",
         "footprint_from_homography": "footprints",
@@ -128,6 +130,7 @@ __all__ = [
     "MixedPairs",
     "Pair",
     "PairSource",
+    "Placement",
     "Pyramid",
     "RealPairs",
     "SiftLocator",
