@@ -45,12 +45,14 @@ if TYPE_CHECKING:
         quad_bbox,
         quad_up_angle,
     )
+    from .geometry import GeometricLocator
     from .index import IndexStats, WindowIndex
     from .located import Located
     from .model import CvaaModel, info_nce
     from .pairs import MixedPairs, Pair, PairSource, RealPairs, window_for
     from .placement import Placement
     from .synth import SyntheticPairs
+    from .tracking import chain, frame_to_frame
     from .training import TrainResult, train
     from .views import Pyramid, as_rgb8, image_sha256, load_rgb
     from .windows import Windows, WindowSpec, box_iou, make_windows, window_boxes
@@ -74,6 +76,9 @@ __getattr__, __dir__ = lazy_exports(
         "hits": "evaluate",
         "report_table": "evaluate",
         "Placement": "placement",
+        "GeometricLocator": "geometry",
+        "chain": "tracking",
+        "frame_to_frame": "tracking",
         "CameraModel": "footprints",
         "footprint_from_georefs": "footprints",
         "footprint_from_homography": "footprints",
@@ -125,6 +130,7 @@ __all__ = [
     "CvaaModel",
     "DeviceUnavailable",
     "EvalReport",
+    "GeometricLocator",
     "IndexStats",
     "Located",
     "MixedPairs",
@@ -144,6 +150,7 @@ __all__ = [
     "available_devices",
     "box_iou",
     "centre_errors",
+    "chain",
     "checkpoint_bytes",
     "compare",
     "evaluate",
@@ -151,6 +158,7 @@ __all__ = [
     "footprint_from_homography",
     "footprint_from_telemetry",
     "footprint_size",
+    "frame_to_frame",
     "hits",
     "image_sha256",
     "info_nce",

@@ -1,0 +1,336 @@
+"""Placing a frame on a satellite image by geometry: local features matched with robust verification.
+
+The pipeline, and why each step is there:
+- RootSIFT (SIFT descriptors, L1-normalised, square-rooted): Hellinger distance between gradient
+  histograms, which matches better than plain SIFT's Euclidean distance for the same cost.
+- The satellite image is described once, at several scales (`scales`), so a frame whose ground
+  resolution differs from the map's by 2-8x still meets features of its own size; each scale is matched
+  and verified on its own (pooling them would let a feature's copy at the next scale fail the ratio test).
+- Mutual nearest neighbours plus Lowe's ratio test: a match survives only when each side is the other's
+  best and clearly better than the runner-up, which removes the many-to-one matches that fold a
+  homography on repetitive ground.
+- MAGSAC++ (cv2.USAC_MAGSAC) for the homography: it marginalises over the inlier threshold instead of
+  trusting one, and is the most reliable of OpenCV's robust estimators.
+- The answer is refused (None) unless it is a plausible view of the ground: every frame corner in
+  front of the camera with bounded perspective, a convex, non-mirrored, non-self-intersecting quad,
+  bounded anisotropy (shear/stretch) and size, and inliers spread over the frame (not collapsed onto a
+  point or a line, where a homography is unconstrained).
+
+What `confidence` means. It is a logistic function of the verified inlier count and the inlier ratio,
+with constants set on the held-out real sets (bench/README.md, "CVAA geometry"): at confidence >= 0.5
+the placements there hit (IoU >= 0.5 with the true footprint's box) at the rate reported in that table's
+reliability rows; a frame from another place ends at or near 0 because it is refused or keeps only a
+handful of inliers. `uncertainty_px`: the RMS corner error in satellite pixels propagated from the
+inliers' reprojection residual through the homography's Jacobian (so it grows when inliers are few,
+noisy or bunched far from the corners).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from .footprints import frame_corners, quad_area
+from .placement import MATCHING, Placement
+from .views import as_rgb8
+
+# Verification limits, shared with frame-to-frame tracking (tracking.py).
+MIN_INLIERS = 15
+MAX_ANISOTROPY = 6.0  # ratio of the local Jacobian's singular values (stretch or shear of the view)
+MAX_PERSPECTIVE = 4.0  # largest / smallest homogeneous w over the frame's corners
+MIN_SPREAD = 0.08  # inliers' smaller principal std over the frame's diagonal ... times 0.25 (see below)
+MIN_HULL = 0.03  # inliers' convex hull as a share of the frame's area
+
+# Confidence: logistic in log(inliers) and the inlier ratio (module doc says what it means).
+_CONF_BIAS = -6.5
+_CONF_LOG_INLIERS = 1.9
+_CONF_RATIO = 3.0
+
+
+@dataclass(frozen=True)
+class Features:
+    """Keypoints in the original image's pixels (corner convention) and their RootSIFT descriptors."""
+
+    points: np.ndarray  # (n, 2) float
+    descriptors: np.ndarray  # (n, 128) float32, unit L2 norm
+    sizes: np.ndarray  # (n,) keypoint diameters in original pixels
+
+
+def sift_features(image: np.ndarray, *, scale: float = 1.0, max_features: int = 4000) -> Features:
+    """RootSIFT features of `image` resized by `scale` (points given back in the original's pixels)."""
+    grey = cv2.cvtColor(as_rgb8(image), cv2.COLOR_RGB2GRAY)
+    if scale != 1.0:
+        interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=interpolation)
+    # Black (masked, no-data) ground gives no features; its edge would give false ones, so erode it.
+    mask = cv2.erode((grey > 0).astype(np.uint8) * 255, np.ones((7, 7), np.uint8))
+    sift = cv2.SIFT_create(nfeatures=max_features)  # type: ignore[attr-defined]
+    keypoints, descriptors = sift.detectAndCompute(grey, mask)
+    if descriptors is None or not keypoints:
+        return Features(np.zeros((0, 2)), np.zeros((0, 128), np.float32), np.zeros(0))
+    points = (np.array([k.pt for k in keypoints], float) + 0.5) / scale
+    sizes = np.array([k.size for k in keypoints], float) / scale
+    return Features(points, root_sift(descriptors), sizes)
+
+
+def root_sift(descriptors: np.ndarray) -> np.ndarray:
+    """Hellinger kernel: L1-normalise, square-root (the result has unit L2 norm)."""
+    d = np.asarray(descriptors, np.float32)
+    d = d / np.maximum(d.sum(axis=1, keepdims=True), 1e-7)
+    return np.sqrt(d).astype(np.float32)
+
+
+def mutual_matches(a: np.ndarray, b: np.ndarray, *, ratio: float = 0.85) -> np.ndarray:
+    """(m, 2) index pairs (into a, into b) that are mutual nearest neighbours and pass the ratio test."""
+    if len(a) < 2 or len(b) < 2:
+        return np.zeros((0, 2), int)
+    matcher = cv2.BFMatcher(cv2.NORM_L2)
+    forward = matcher.knnMatch(a, b, k=2)
+    backward = matcher.match(b, a)
+    best_back = np.full(len(b), -1)
+    for m in backward:
+        best_back[m.queryIdx] = m.trainIdx
+    keep = [
+        (p[0].queryIdx, p[0].trainIdx)
+        for p in forward
+        if len(p) == 2 and p[0].distance < ratio * p[1].distance and best_back[p[0].trainIdx] == p[0].queryIdx
+    ]
+    return np.array(keep, int).reshape(-1, 2)
+
+
+@dataclass(frozen=True)
+class Verified:
+    """A homography that passed verification, with the numbers that describe how well."""
+
+    homography: np.ndarray  # (3, 3) source px -> destination px
+    quad: np.ndarray  # (4, 2) the source frame's corners mapped
+    inliers: int
+    matches: int
+    reproj_px: float  # RMS residual of the inliers, in destination pixels
+    uncertainty_px: float  # RMS corner error, destination pixels
+    src: np.ndarray  # (k, 2) inlier points in the source
+    dst: np.ndarray  # (k, 2) inlier points in the destination
+
+    @property
+    def inlier_ratio(self) -> float:
+        return self.inliers / max(self.matches, 1)
+
+    def numbers(self) -> dict[str, Any]:
+        return {
+            "inliers": self.inliers,
+            "matches": self.matches,
+            "inlier_ratio": round(self.inlier_ratio, 4),
+            "reproj_px": round(self.reproj_px, 3),
+        }
+
+
+def verify(
+    src: np.ndarray,
+    dst: np.ndarray,
+    frame_size: tuple[int, int],
+    *,
+    threshold_px: float,
+    min_inliers: int = MIN_INLIERS,
+    max_anisotropy: float = MAX_ANISOTROPY,
+) -> tuple[Verified | None, str]:
+    """Fit a homography src -> dst with MAGSAC++ and keep it only when it is a plausible view of the ground
+    (module doc). Returns (result, "") or (None, the reason it was refused)."""
+    if len(src) < min_inliers:
+        return None, f"too few matches ({len(src)})"
+    homography, mask = cv2.findHomography(
+        src.astype(np.float32),
+        dst.astype(np.float32),
+        cv2.USAC_MAGSAC,
+        threshold_px,
+        maxIters=4000,
+        confidence=0.9999,
+    )
+    if homography is None or mask is None:
+        return None, "no consistent homography"
+    inlier = mask.ravel().astype(bool)
+    if int(inlier.sum()) < min_inliers:
+        return None, f"too few inliers ({int(inlier.sum())})"
+    reason = degenerate_reason(homography, frame_size, src[inlier], max_anisotropy=max_anisotropy)
+    if reason:
+        return None, reason
+    s, d = src[inlier], dst[inlier]
+    residual = project(homography, s) - d
+    rms = float(np.sqrt(np.mean(np.sum(residual**2, axis=1)) / 2))  # per coordinate
+    quad = project(homography, frame_corners(*frame_size))
+    corner_sd = corner_uncertainty(homography, s, max(rms, 0.3), frame_size)
+    return Verified(homography, quad, int(inlier.sum()), len(src), rms, corner_sd, s, d), ""
+
+
+def project(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
+    p = np.column_stack([np.asarray(points, float), np.ones(len(points))]) @ np.asarray(homography, float).T
+    return p[:, :2] / p[:, 2:3]
+
+
+def degenerate_reason(
+    homography: np.ndarray, frame_size: tuple[int, int], inliers: np.ndarray, *, max_anisotropy: float = MAX_ANISOTROPY
+) -> str:
+    """Why `homography` (frame px -> map px) is not a plausible view of the ground, or "" when it is."""
+    h = np.asarray(homography, float)
+    if not np.all(np.isfinite(h)) or abs(np.linalg.det(h)) < 1e-12:
+        return "singular homography"
+    width, height = frame_size
+    corners = np.column_stack([frame_corners(width, height), np.ones(4)]) @ h.T
+    w = corners[:, 2]
+    if not (np.all(w > 0) or np.all(w < 0)):
+        return "part of the frame is beyond the horizon"
+    if np.max(np.abs(w)) / np.min(np.abs(w)) > MAX_PERSPECTIVE:
+        return "extreme perspective (corners near the horizon)"
+    quad = corners[:, :2] / w[:, None]
+    if not is_convex_view(quad):
+        return "the footprint folds, flips or self-intersects"
+    # Local stretch/shear at the frame's centre: the 2x2 Jacobian's singular values.
+    sv = np.linalg.svd(_jacobian(h, width / 2, height / 2), compute_uv=False)
+    if sv[1] <= 0 or sv[0] / sv[1] > max_anisotropy:
+        return f"extreme stretch or shear (anisotropy {sv[0] / max(sv[1], 1e-12):.1f})"
+    if math.sqrt(quad_area(quad)) < 8:
+        return "the footprint is a few pixels wide"
+    # Inliers bunched on a point or a line leave the homography unconstrained away from them.
+    pts = np.asarray(inliers, float)
+    diagonal = math.hypot(width, height)
+    sd = np.sqrt(np.maximum(np.linalg.eigvalsh(np.cov(pts.T)), 0)) if len(pts) > 2 else np.zeros(2)
+    if sd[0] < 0.25 * MIN_SPREAD * diagonal:
+        return "inliers collapse onto a line or a point"
+    hull = cv2.contourArea(cv2.convexHull(pts.astype(np.float32)))
+    if hull < MIN_HULL * width * height:
+        return "inliers cover too little of the frame"
+    return ""
+
+
+def is_convex_view(quad: np.ndarray) -> bool:
+    """True when the quad TL, TR, BR, BL keeps the frame's clockwise (y down) winding with every turn the
+    same way: convex, not mirrored, not self-intersecting."""
+    q = np.asarray(quad, float)
+    edges = np.roll(q, -1, axis=0) - q
+    nxt = np.roll(edges, -1, axis=0)
+    turns = edges[:, 0] * nxt[:, 1] - edges[:, 1] * nxt[:, 0]
+    return bool(np.all(turns > 0))
+
+
+def _jacobian(h: np.ndarray, x: float, y: float) -> np.ndarray:
+    u, v, w = h @ np.array([x, y, 1.0])
+    return np.array(
+        [
+            [(h[0, 0] * w - u * h[2, 0]) / w**2, (h[0, 1] * w - u * h[2, 1]) / w**2],
+            [(h[1, 0] * w - v * h[2, 0]) / w**2, (h[1, 1] * w - v * h[2, 1]) / w**2],
+        ]
+    )
+
+
+def corner_uncertainty(homography: np.ndarray, src: np.ndarray, sigma_px: float, frame_size: tuple[int, int]) -> float:
+    """RMS error of the mapped frame corners (destination px) when the inliers' destination positions
+    carry independent noise of `sigma_px` per coordinate: first-order propagation through the 8
+    homography parameters, covariance sigma^2 (J^T J)^-1."""
+    h = np.asarray(homography, float) / homography[2, 2]
+    params = h.ravel()[:8]
+
+    def mapped(p: np.ndarray, pts: np.ndarray) -> np.ndarray:
+        return project(np.append(p, 1.0).reshape(3, 3), pts).ravel()
+
+    corners = frame_corners(*frame_size)
+    eps = 1e-6 * np.maximum(np.abs(params), 1e-3)
+    j_in = np.empty((2 * len(src), 8))
+    j_c = np.empty((8, 8))
+    for i in range(8):
+        up, down = params.copy(), params.copy()
+        up[i] += eps[i]
+        down[i] -= eps[i]
+        j_in[:, i] = (mapped(up, src) - mapped(down, src)) / (2 * eps[i])
+        j_c[:, i] = (mapped(up, corners) - mapped(down, corners)) / (2 * eps[i])
+    try:
+        cov = sigma_px**2 * np.linalg.inv(j_in.T @ j_in)
+    except np.linalg.LinAlgError:
+        return math.inf
+    corner_var = np.diag(j_c @ cov @ j_c.T).reshape(4, 2).sum(axis=1)
+    return float(np.sqrt(np.mean(np.maximum(corner_var, 0))))
+
+
+def matching_confidence(inliers: int, inlier_ratio: float) -> float:
+    """The confidence of a verified map match (module doc: what it means)."""
+    z = _CONF_BIAS + _CONF_LOG_INLIERS * math.log(max(inliers, 1)) + _CONF_RATIO * inlier_ratio
+    return float(1 / (1 + math.exp(-z)))
+
+
+class GeometricLocator:
+    """Places frames on one satellite image; the image's features are computed once, here, at each of
+    `scales` (1 = full resolution), at most `max_features` per scale."""
+
+    def __init__(
+        self,
+        satellite_rgb: np.ndarray,
+        *,
+        scales: Sequence[float] = (1.0, 0.5, 0.25),
+        max_features: int = 8000,
+        frame_side: int = 960,
+        frame_features: int = 3000,
+        ratio: float = 0.85,
+        min_inliers: int = MIN_INLIERS,
+    ) -> None:
+        image = as_rgb8(satellite_rgb)
+        self.height, self.width = image.shape[:2]
+        self.frame_side, self.frame_features = frame_side, frame_features
+        self.ratio, self.min_inliers = ratio, min_inliers
+        # A scale that leaves the image tiny adds nothing; keep each scale's features separately.
+        self.levels = [
+            (float(s), sift_features(image, scale=float(s), max_features=max_features))
+            for s in scales
+            if s > 0 and min(self.width, self.height) * s >= 64
+        ]
+
+    def locate(self, frame_rgb: np.ndarray, *, near: np.ndarray | None = None) -> Placement | None:
+        """The frame's placement on the map (source "matching"), or None when no scale gives a verified
+        homography. `near`: a (4, 2) quad the frame is expected around; only map features in a square twice
+        its size around its centre are matched (faster, and fewer look-alikes elsewhere)."""
+        frame = as_rgb8(frame_rgb)
+        fh, fw = frame.shape[:2]
+        shrink = min(1.0, self.frame_side / max(fw, fh))
+        own = sift_features(frame, scale=shrink, max_features=self.frame_features)
+        best: tuple[Verified, float, dict[str, Any]] | None = None
+        reasons = []
+        for scale, sat in self.levels:
+            keep = _near_mask(sat.points, near) if near is not None else None
+            points = sat.points if keep is None else sat.points[keep]
+            descriptors = sat.descriptors if keep is None else sat.descriptors[keep]
+            pairs = mutual_matches(own.descriptors, descriptors, ratio=self.ratio)
+            # Tolerance: 3 px at the scale the map was described at.
+            found, reason = verify(
+                own.points[pairs[:, 0]] if len(pairs) else np.zeros((0, 2)),
+                points[pairs[:, 1]] if len(pairs) else np.zeros((0, 2)),
+                (fw, fh),
+                threshold_px=3.0 / scale,
+                min_inliers=self.min_inliers,
+            )
+            if found is None:
+                reasons.append(f"scale {scale:g}: {reason}")
+                continue
+            confidence = matching_confidence(found.inliers, found.inlier_ratio)
+            if best is None or confidence > best[1]:
+                best = (found, confidence, {"scale": scale})
+        if best is None:
+            return None
+        found, confidence, extra = best
+        return Placement(
+            source=MATCHING,
+            quad=found.quad,
+            frame_size=(fw, fh),
+            confidence=confidence,
+            uncertainty_px=max(found.uncertainty_px, found.reproj_px),
+            homography=found.homography / found.homography[2, 2],
+            details={**found.numbers(), **extra, "refused_scales": reasons},
+        )
+
+
+def _near_mask(points: np.ndarray, near: np.ndarray) -> np.ndarray:
+    q = np.asarray(near, float).reshape(4, 2)
+    centre = q.mean(axis=0)
+    reach = max(float(np.ptp(q[:, 0])), float(np.ptp(q[:, 1])), 16.0)
+    return np.all(np.abs(points - centre) <= reach, axis=1)

@@ -1,0 +1,130 @@
+"""media_tools.cvaa.tracking: frame-to-frame homographies chained from anchors through a pan, re-anchored
+on the map, with drift flagged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from media_tools.cvaa import GeometricLocator, Placement, chain, frame_to_frame, load_rgb
+from media_tools.cvaa.footprints import frame_corners
+from media_tools.cvaa.geometry import project
+
+SIZE = (480, 320)
+
+
+@pytest.fixture(scope="module")
+def ground(testdata: Path) -> np.ndarray:
+    return load_rgb(testdata / "brighton_beach" / "brighton_beach_ortho_utm15n.tif")
+
+
+def _pan(n: int) -> list[np.ndarray]:
+    """Frame -> map homographies of a camera panning east and turning slowly, 25 px and 2 degrees a frame."""
+    out = []
+    for i in range(n):
+        a = np.radians(10 + 2 * i)
+        rot = np.array([[np.cos(a), -np.sin(a), 0], [np.sin(a), np.cos(a), 0], [0, 0, 1]])
+        centre = np.array([[1, 0, 500 + 25 * i], [0, 1, 520 + 5 * i], [0, 0, 1]], float)
+        out.append(centre @ rot @ np.array([[1, 0, -SIZE[0] / 2], [0, 1, -SIZE[1] / 2], [0, 0, 1]]))
+    return out
+
+
+HALF = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
+
+
+def _frames(ground: np.ndarray, truths: list[np.ndarray]) -> list[np.ndarray]:
+    """Views through corner-convention homographies (OpenCV samples at pixel centres: half shifts)."""
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    return [cv2.warpPerspective(ground, np.linalg.inv(HALF) @ h @ HALF, SIZE, flags=flags) for h in truths]
+
+
+def _anchor(h: np.ndarray) -> Placement:
+    return Placement("control_points", project(h, frame_corners(*SIZE)), SIZE, 1.0, 0.5, h)
+
+
+def _corner_error(p: Placement, h: np.ndarray) -> float:
+    return float(np.max(np.linalg.norm(p.quad - project(h, frame_corners(*SIZE)), axis=1)))
+
+
+def test_frame_to_frame_maps_b_onto_a(ground: np.ndarray) -> None:
+    truths = _pan(2)
+    a, b = _frames(ground, truths)
+
+    found = frame_to_frame(a, b)
+
+    assert found is not None
+    homography, numbers = found
+    expected = np.linalg.inv(truths[0]) @ truths[1]  # b px -> map -> a px
+    pts = frame_corners(*SIZE)
+    assert np.max(np.abs(project(homography, pts) - project(expected, pts))) < 1.5
+    assert numbers["inliers"] >= 50 and 0 < numbers["confidence"] <= 1
+
+
+def test_frames_of_unrelated_ground_do_not_chain(ground: np.ndarray) -> None:
+    far = _pan(1)[0].copy()
+    far[:2, 2] += [1100, 300]
+    a, b = _frames(ground, [_pan(1)[0], far])
+    assert frame_to_frame(a, b) is None
+
+
+def test_a_pan_chained_from_both_ends_stays_within_tolerance(ground: np.ndarray) -> None:
+    # given a 12-frame pan with its first and last frames placed
+    truths = _pan(12)
+    frames = _frames(ground, truths)
+
+    placed = chain(frames, {0: _anchor(truths[0]), 11: _anchor(truths[11])})
+
+    # then every frame between is chained from its nearer anchor, within 3 px, uncertainty growing with steps
+    assert placed[0] is not None and placed[0].source == "control_points"
+    for i in range(1, 11):
+        p = placed[i]
+        assert p is not None and p.source == "chaining"
+        assert p.details["from"] == (0 if i <= 5 else 11)
+        assert not p.details["drift"]
+        assert _corner_error(p, truths[i]) < 3.0, i
+    assert placed[5].uncertainty_px > placed[1].uncertainty_px > 0.5  # type: ignore[union-attr]
+
+
+def test_a_frame_no_chain_reaches_is_none(ground: np.ndarray) -> None:
+    truths = _pan(3)
+    frames = _frames(ground, truths)
+    frames[2] = np.zeros_like(frames[2])  # a black frame (a cut, a lens cap)
+    placed = chain(frames, {0: _anchor(truths[0])})
+    assert placed[1] is not None and placed[2] is None
+
+
+def test_an_injected_error_is_flagged_as_drift_and_the_map_reanchors(ground: np.ndarray) -> None:
+    # given the pan anchored on a placement that is 60 px off, and the map to check against
+    truths = _pan(8)
+    frames = _frames(ground, truths)
+    wrong = np.array([[1, 0, 60], [0, 1, 0], [0, 0, 1]], float) @ truths[0]
+    locator = GeometricLocator(ground[300:900, 300:1200], scales=(1.0,))
+    shift = np.array([[1, 0, -300], [0, 1, -300], [0, 0, 1]], float)  # map px of that crop
+
+    placed = chain(frames, {0: _anchor(shift @ wrong)}, locator=locator, reanchor_every=3)
+
+    # then the first check (frame 3) disagrees: drift is flagged there and on the chained frames before
+    # it, and from then on the walk follows the map's placement
+    check = placed[3]
+    assert check is not None and check.source == "matching" and check.details["drift"]
+    assert check.details["chained_disagreement_px"] > 40
+    assert all(placed[i].details["drift"] for i in (1, 2))  # type: ignore[union-attr]
+    for i in (3, 4, 5, 6, 7):
+        assert _corner_error(placed[i], shift @ truths[i]) < 3.0, i  # type: ignore[arg-type]
+
+
+def test_a_consistent_match_reanchors_without_drift(ground: np.ndarray) -> None:
+    truths = _pan(5)
+    frames = _frames(ground, truths)
+    locator = GeometricLocator(ground[300:900, 300:1200], scales=(1.0,))
+    shift = np.array([[1, 0, -300], [0, 1, -300], [0, 0, 1]], float)
+
+    placed = chain(frames, {0: _anchor(shift @ truths[0])}, locator=locator, reanchor_every=2)
+
+    assert placed[2] is not None and placed[2].source == "matching"
+    assert placed[2].details["reanchored"] and not placed[2].details["drift"]
+    assert placed[3] is not None and placed[3].details["from"] == 2
+    assert not any(p.details.get("drift") for p in placed[1:] if p is not None)
