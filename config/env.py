@@ -74,11 +74,14 @@ MAX_IMAGE_PIXELS: int = env.int("MAX_IMAGE_PIXELS", default=400_000_000)
 # Comma-separated label set for marks; empty means the built-in set (annotator/labels.py).
 LABELS: list[str] = [x.strip() for x in env.str("SKYMARK_LABELS", default="").split(",") if x.strip()]
 # CVAA retrieval previews: where each worker caches window embeddings (per image and model; local,
-# not in the storage), the torch device ("" picks CUDA when there is one), the score under which the
-# workspace hides a box, and the camera assumed when telemetry gives a footprint.
+# not in the storage), the torch device ("" picks CUDA when there is one), when the workspace shows a
+# learned box (a calibrated probability of a hit and a significance level), the confidence a placement
+# needs to be a training pair, and the camera assumed when telemetry gives a footprint.
 CVAA_CACHE_DIR: Path = Path(env.str("CVAA_CACHE_DIR", default=str(DATA_DIR / "cvaa-cache")))
 CVAA_DEVICE: str = env.str("CVAA_DEVICE", default="")
-CVAA_MIN_SCORE: float = env.float("CVAA_MIN_SCORE", default=0.3)
+CVAA_MIN_CONFIDENCE: float = env.float("CVAA_MIN_CONFIDENCE", default=0.5)
+CVAA_SIGNIFICANCE: float = env.float("CVAA_SIGNIFICANCE", default=0.01)
+CVAA_TRAIN_MIN_CONFIDENCE: float = env.float("CVAA_TRAIN_MIN_CONFIDENCE", default=0.8)
 CVAA_CAMERA_HFOV_DEG: float = env.float("CVAA_CAMERA_HFOV_DEG", default=81.0)
 CVAA_CAMERA_PITCH_DEG: float = env.float("CVAA_CAMERA_PITCH_DEG", default=-90.0)
 MAX_UPLOAD_MB: int = env.int("MAX_UPLOAD_MB", default=2048)

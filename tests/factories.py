@@ -33,6 +33,7 @@ from annotator.models import (
     Assignment,
     Item,
     Keyframe,
+    KeyframePlacement,
     Mark,
     MediaJob,
     Project,
@@ -276,6 +277,33 @@ class KeyframeFactory(DjangoModelFactory):
             f"keyframes/v{o.video.id}/{o.index:06d}.jpg", ContentFile(png_bytes(8, 8, o.index))
         )
     )
+
+
+class KeyframePlacementFactory(DjangoModelFactory):
+    """A keyframe placed on an image by `source` (matching by default) at `box` [x1, y1, x2, y2]: the
+    frame fills the box north-up, through the homography that maps its pixels there."""
+
+    class Meta:
+        model = KeyframePlacement
+
+    class Params:
+        box = (0.0, 0.0, 100.0, 100.0)
+
+    keyframe = factory.SubFactory(KeyframeFactory)
+    satellite_image = factory.SubFactory(SatelliteImageFactory)
+    source = KeyframePlacement.Source.MATCHING
+    frame_width = 100
+    frame_height = 100
+    quad = factory.LazyAttribute(lambda o: [[o.box[i], o.box[j]] for i, j in ((0, 1), (2, 1), (2, 3), (0, 3))])
+    homography = factory.LazyAttribute(
+        lambda o: [
+            [(o.box[2] - o.box[0]) / o.frame_width, 0.0, o.box[0]],
+            [0.0, (o.box[3] - o.box[1]) / o.frame_height, o.box[1]],
+            [0.0, 0.0, 1.0],
+        ]
+    )
+    confidence = 0.9
+    uncertainty_px = 2.0
 
 
 class AssignmentFactory(DjangoModelFactory):

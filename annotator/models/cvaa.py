@@ -98,7 +98,13 @@ class CvaaPreview(models.Model):
     boxes = models.JSONField()
     quads = models.JSONField()
     scores = models.JSONField()
-    score = models.FloatField()  # scores[0]: the workspace hides boxes below a threshold
+    score = models.FloatField()  # scores[0], the raw cosine: not a confidence (calibration.py says why)
+    # The top box's evidence (media_tools/cvaa/calibration.py): its margin over the best box elsewhere on
+    # the image in robust standard deviations, that margin's extreme-value p-value, and the checkpoint's
+    # calibrated probability that the box hits the true footprint (null for an uncalibrated checkpoint).
+    margin_z = models.FloatField(null=True, blank=True)
+    p_value = models.FloatField(null=True, blank=True)
+    confidence = models.FloatField(null=True, blank=True)
     # A coarse grid of the best score per cell: {"cell_px": .., "rows": .., "cols": .., "values": [[..]]}.
     heatmap = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -4,8 +4,15 @@ from config import env
 
 SKYMARK_CVAA_CACHE_DIR = env.CVAA_CACHE_DIR
 SKYMARK_CVAA_DEVICE = env.CVAA_DEVICE or None
-# Cosine similarity of the best window under which the workspace hides the box (it is a guess then).
-SKYMARK_CVAA_MIN_SCORE = env.CVAA_MIN_SCORE
+# The workspace shows a learned box only when both hold (media_tools/cvaa/calibration.py): the top
+# window's margin over the rest of the image passes the extreme-value test at this level, and the
+# checkpoint's calibration (fitted on held-out scenes) gives its top-1 box at least this probability of
+# being a hit (IoU >= 0.5 with the true footprint). A checkpoint without calibration is gated by the
+# test alone. The raw cosine score is no longer a threshold: it sat at 0.92-0.96 for any frame.
+SKYMARK_CVAA_MIN_CONFIDENCE = env.CVAA_MIN_CONFIDENCE
+SKYMARK_CVAA_SIGNIFICANCE = env.CVAA_SIGNIFICANCE
+# Placements (KeyframePlacement) at least this confident are real training pairs (realpairs.py).
+SKYMARK_CVAA_TRAIN_MIN_CONFIDENCE = env.CVAA_TRAIN_MIN_CONFIDENCE
 SKYMARK_CVAA_TOP_K = 5
 # Telemetry footprints: a pinhole camera of this horizontal field of view and pitch (-90 = nadir),
 # the frame's aspect from the video. 81 deg is a DJI Phantom 3/4-class camera in 16:9.

@@ -19,6 +19,7 @@ from .errors import CheckpointError, DeviceUnavailable
 
 if TYPE_CHECKING:
     from .baseline import SiftLocator
+    from .calibration import Calibration, Evidence, evidence, fit_calibration, significant
     from .checkpoint import Checkpoint, checkpoint_bytes, load_checkpoint, save_checkpoint
     from .config import CvaaConfig
     from .encoder import CvaaEncoder, available_devices, pick_device
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
         HIT_IOU,
         EvalReport,
         against_baselines,
+        calibration_samples,
         centre_errors,
         compare,
         evaluate,
@@ -63,6 +65,12 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "SiftLocator": "baseline",
+        "Calibration": "calibration",
+        "Evidence": "calibration",
+        "evidence": "calibration",
+        "fit_calibration": "calibration",
+        "significant": "calibration",
+        "calibration_samples": "evaluate",
         "CvaaConfig": "config",
         "HIT_IOU": "evaluate",
         "EvalReport": "evaluate",
@@ -122,6 +130,7 @@ __getattr__, __dir__ = lazy_exports(
 
 __all__ = [
     "HIT_IOU",
+    "Calibration",
     "CameraModel",
     "Checkpoint",
     "CheckpointError",
@@ -130,6 +139,7 @@ __all__ = [
     "CvaaModel",
     "DeviceUnavailable",
     "EvalReport",
+    "Evidence",
     "GeometricLocator",
     "IndexStats",
     "Located",
@@ -149,11 +159,14 @@ __all__ = [
     "as_rgb8",
     "available_devices",
     "box_iou",
+    "calibration_samples",
     "centre_errors",
     "chain",
     "checkpoint_bytes",
     "compare",
     "evaluate",
+    "evidence",
+    "fit_calibration",
     "footprint_from_georefs",
     "footprint_from_homography",
     "footprint_from_telemetry",
@@ -174,6 +187,7 @@ __all__ = [
     "random_windows",
     "report_table",
     "save_checkpoint",
+    "significant",
     "train",
     "window_boxes",
     "window_for",

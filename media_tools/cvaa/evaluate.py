@@ -114,9 +114,12 @@ def evaluate(
         error = float(centre_errors(answer.boxes[0], pair.quad)[0]) if answer.found else math.inf
         for k in ks:
             first_hits[k] += bool(correct[:k].any())
+        margin_z = answer.details.get("evidence", {}).get("margin_z")
         per_frame.append(
             {
                 "found": answer.found,
+                "hit_at_1": bool(correct[:1].any()),
+                "margin_z": None if margin_z is None else float(margin_z),
                 "iou": iou,
                 "hit_rank": int(np.argmax(correct)) + 1 if correct.any() else None,
                 "centre_error_px": error,
@@ -125,6 +128,13 @@ def evaluate(
         )
     recall = {k: first_hits[k] / len(pairs) if pairs else 0.0 for k in ks}
     return _report(method, per_frame, recall, metres_per_px)
+
+
+def calibration_samples(report: EvalReport) -> tuple[np.ndarray, np.ndarray]:
+    """(margin_z, top-1 hit) of every frame of `report` the locator answered with evidence (the window
+    index's answers carry it): what calibration.fit_calibration takes."""
+    rows = [f for f in report.per_frame if f.get("margin_z") is not None]
+    return np.array([f["margin_z"] for f in rows], float), np.array([f["hit_at_1"] for f in rows], bool)
 
 
 def random_windows(

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .calibration import disjoint_count, evidence
 from .located import Located
 from .views import Pyramid, image_sha256
 from .windows import HeatmapCover, Windows, WindowSpec, box_iou, heatmap_cover, make_windows, view_quad
@@ -60,6 +61,8 @@ class WindowIndex:
 
     def __post_init__(self) -> None:
         self.cover: HeatmapCover = heatmap_cover(self.width, self.height, self.windows.unique_boxes, self.heatmap_cells)
+        # How many independent places the layout has: the significance test's n (calibration.py).
+        self.places = disjoint_count(self.windows.unique_boxes)
 
     @staticmethod
     def cache_name(image_hash: str, weights_hash: str, spec: WindowSpec) -> str:
@@ -174,7 +177,9 @@ class WindowIndex:
         quads = np.array([view_quad((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, b[2] - b[0], a) for b, a in placed])
         heat = self.cover.paint(scores, empty=float(scores.min()) if len(scores) else 0.0)
         quads = quads.reshape(-1, 4, 2)
-        return Located("cvaa", boxes[keep], scores[keep], angles[keep], quads, heat, self.cover.cell_px)
+        # The top box's margin over the rest of the image: what calibration and gating read.
+        details = {"evidence": evidence(scores, boxes, places=self.places).to_dict()}
+        return Located("cvaa", boxes[keep], scores[keep], angles[keep], quads, heat, self.cover.cell_px, details)
 
 
 def _distinct_top(boxes: np.ndarray, scores: np.ndarray, top_k: int, nms_iou: float) -> np.ndarray:

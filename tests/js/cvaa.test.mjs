@@ -4,11 +4,11 @@ import { describe, it } from "node:test";
 import { boxLabel, frameAt, isShown, overlaysAt } from "../../static/js/lib/cvaa.js";
 
 const quad = (x) => [[x, 0], [x + 10, 0], [x + 10, 10], [x, 10]];
-const cvaa = (x, score) => ({ box: [x, 0, x + 10, 10], quad: quad(x), score });
+const cvaa = (x, confidence, shown) => ({ box: [x, 0, x + 10, 10], quad: quad(x), score: 0.95, confidence, shown });
 const frames = [
-  { index: 0, time_s: 0, cvaa: cvaa(0, 0.8), footprint: { source: "homography", label: "homography (control points)", quad: quad(100) } },
-  { index: 1, time_s: 1, cvaa: cvaa(20, 0.1), footprint: { source: "cvaa", label: "CVAA retrieval", quad: quad(20), score: 0.1 } },
-  { index: 2, time_s: 2, cvaa: cvaa(40, 0.5), footprint: { source: "telemetry", label: "telemetry (GPS, altitude, heading)", quad: quad(140) } },
+  { index: 0, time_s: 0, cvaa: cvaa(0, 0.8, true), footprint: { source: "homography", label: "homography (control points)", quad: quad(100) } },
+  { index: 1, time_s: 1, cvaa: cvaa(20, 0.1, false), footprint: { source: "cvaa", label: "CVAA retrieval", quad: quad(20), score: 0.95 } },
+  { index: 2, time_s: 2, cvaa: cvaa(40, 0.5, true), footprint: { source: "telemetry", label: "telemetry (GPS, altitude, heading)", quad: quad(140) } },
   { index: 3, time_s: 3, cvaa: null, footprint: null },
 ];
 
@@ -29,31 +29,30 @@ describe("frameAt", () => {
 });
 
 describe("isShown", () => {
-  it("shows a box at or above the threshold only", () => {
-    assert.equal(isShown(cvaa(0, 0.3), 0.3), true);
-    assert.equal(isShown(cvaa(0, 0.29), 0.3), false);
-    assert.equal(isShown(null, 0.3), false);
-    assert.equal(isShown({ ...cvaa(0, 0), score: NaN }, -1), false);
+  it("shows a box only when the server says it is significant and confident enough", () => {
+    assert.equal(isShown(cvaa(0, 0.9, true)), true);
+    assert.equal(isShown(cvaa(0, 0.9, false)), false);
+    assert.equal(isShown({ ...cvaa(0, 0.9), shown: undefined }), false);  // a high cosine alone shows nothing
+    assert.equal(isShown(null), false);
   });
 });
 
 describe("overlaysAt", () => {
   it("draws the confident box and the footprint from its own source, each labelled", () => {
-    const { box, footprint } = overlaysAt(frames, 0.2, 0.3);
-    assert.deepEqual(box, { quad: quad(0), label: "CVAA 0.80", source: "cvaa" });
+    const { box, footprint } = overlaysAt(frames, 0.2);
+    assert.deepEqual(box, { quad: quad(0), label: "CVAA p 0.80", source: "cvaa" });
     assert.deepEqual(footprint, { quad: quad(100), label: "homography (control points)", source: "homography" });
-    assert.equal(overlaysAt(frames, 2, 0.3).footprint.source, "telemetry");
+    assert.equal(overlaysAt(frames, 2).footprint.source, "telemetry");
   });
-  it("hides a box below the threshold, and a footprint that is only that box with it", () => {
-    assert.deepEqual(overlaysAt(frames, 1, 0.3), { box: null, footprint: null });
-    assert.equal(overlaysAt(frames, 1, 0.05).box.label, "CVAA 0.10");
-    assert.equal(overlaysAt(frames, 1, 0.05).footprint, null);  // the box is the footprint: drawn once
+  it("hides a box the server does not show, and a footprint that is only that box with it", () => {
+    assert.deepEqual(overlaysAt(frames, 1), { box: null, footprint: null });
   });
   it("draws nothing for a keyframe without a preview or footprint, or without frames", () => {
-    assert.deepEqual(overlaysAt(frames, 3, 0), { box: null, footprint: null });
-    assert.deepEqual(overlaysAt(null, 3, 0), { box: null, footprint: null });
+    assert.deepEqual(overlaysAt(frames, 3), { box: null, footprint: null });
+    assert.deepEqual(overlaysAt(null, 3), { box: null, footprint: null });
   });
-  it("labels a box with its score to two decimals", () => {
-    assert.equal(boxLabel(cvaa(0, 0.456)), "CVAA 0.46");
+  it("labels a box with its calibrated probability to two decimals, or as uncalibrated", () => {
+    assert.equal(boxLabel(cvaa(0, 0.456, true)), "CVAA p 0.46");
+    assert.equal(boxLabel(cvaa(0, null, true)), "CVAA (uncalibrated)");
   });
 });

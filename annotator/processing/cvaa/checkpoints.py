@@ -5,6 +5,7 @@ fit their config) before anything is stored, so a corrupt upload leaves no row a
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
@@ -68,8 +69,16 @@ def checkpoint_create(
 
 
 def _plain(meta: dict[str, Any]) -> dict[str, Any]:
-    """The scalar entries of a file's own metadata (an uploaded file may carry anything torch can load)."""
-    return {str(k): v for k, v in meta.items() if isinstance(v, str | int | float | bool) or v is None}
+    """The scalar entries of a file's own metadata (an uploaded file may carry anything torch can load),
+    and its calibration when it is a valid one (a file trained here and exported carries it)."""
+    from media_tools.cvaa.calibration import Calibration
+
+    out: dict[str, Any] = {str(k): v for k, v in meta.items() if isinstance(v, str | int | float | bool) or v is None}
+    # One that does not parse is not ours to trust: its boxes are then gated by the significance test alone.
+    if isinstance(meta.get("calibration"), dict):
+        with contextlib.suppress(ValueError):
+            out["calibration"] = Calibration.from_dict(meta["calibration"]).to_dict()
+    return out
 
 
 @transaction.atomic

@@ -21,7 +21,8 @@ from django.db import transaction
 
 from annotator.models import CvaaCheckpoint, CvaaPreview, Keyframe, SatelliteImage, Scene
 from annotator.storage import local_copy
-from media_tools.cvaa import Located
+from media_tools.cvaa.calibration import Calibration
+from media_tools.cvaa.located import Located
 
 from .checkpoints import encoder_for
 
@@ -87,10 +88,25 @@ def heatmap_summary(located: Located) -> dict:
     }
 
 
-def _row(kf: Keyframe, image: SatelliteImage, checkpoint: CvaaCheckpoint, located: Located) -> CvaaPreview | None:
+def calibration_of(checkpoint: CvaaCheckpoint) -> Calibration | None:
+    """The checkpoint's calibration (fitted on held-out scenes when it was trained), or None."""
+    data = (checkpoint.metrics or {}).get("calibration")
+    if not isinstance(data, dict):
+        return None
+    try:
+        return Calibration.from_dict(data)
+    except ValueError:
+        return None
+
+
+def _row(
+    kf: Keyframe, image: SatelliteImage, checkpoint: CvaaCheckpoint, located: Located, calibration: Calibration | None
+) -> CvaaPreview | None:
     if not located.found:
         return None
     data = located.to_dict()
+    ev = located.details.get("evidence") or {}
+    margin_z = ev.get("margin_z")
     return CvaaPreview(
         keyframe=kf,
         satellite_image=image,
@@ -100,6 +116,9 @@ def _row(kf: Keyframe, image: SatelliteImage, checkpoint: CvaaCheckpoint, locate
         quads=data["quads"],
         scores=[round(s, 4) for s in data["scores"]],
         score=round(float(located.scores[0]), 4),
+        margin_z=None if margin_z is None else round(float(margin_z), 4),
+        p_value=ev.get("p_value"),
+        confidence=None if calibration is None or margin_z is None else round(calibration(margin_z), 4),
         heatmap=heatmap_summary(located),
     )
 
@@ -131,13 +150,14 @@ def previews_build(
         indexes.append((image, index))
         report(0.5 * n / max(1, len(images)))
     rows: list[CvaaPreview] = []
+    calibration = calibration_of(checkpoint)
     top_k = settings.SKYMARK_CVAA_TOP_K
     done = 0
     for chunk, pixels in _frames(keyframes):
         embeddings = encoder.embed_frames(pixels)  # one batched forward pass serves every image
         for kf, embedding in zip(chunk, embeddings, strict=True):
             for image, index in indexes:
-                row = _row(kf, image, checkpoint, index.locate_embedding(embedding, top_k=top_k))
+                row = _row(kf, image, checkpoint, index.locate_embedding(embedding, top_k=top_k), calibration)
                 if row is not None:
                     rows.append(row)
         done += len(chunk)

@@ -30,6 +30,15 @@ def _job(scene: Scene, checkpoint: CvaaCheckpoint | None) -> dict[str, Any]:
     return {"state": job.state, "detail": job.detail, "error": job.error}
 
 
+def box_shown(preview: CvaaPreview) -> bool:
+    """Whether the workspace may draw the learned box (settings/cvaa.py): its margin over the rest of the
+    image is significant, and its calibrated probability of a hit (when the checkpoint has one) reaches
+    CVAA_MIN_CONFIDENCE. A preview without evidence (made before it was recorded) is not shown."""
+    if preview.p_value is None or not preview.p_value < settings.SKYMARK_CVAA_SIGNIFICANCE:
+        return False
+    return preview.confidence is None or preview.confidence >= settings.SKYMARK_CVAA_MIN_CONFIDENCE
+
+
 def _cvaa(preview: CvaaPreview | None) -> dict[str, Any] | None:
     if preview is None:
         return None
@@ -39,7 +48,10 @@ def _cvaa(preview: CvaaPreview | None) -> dict[str, Any] | None:
         "box": preview.boxes[0],
         "quad": preview.quads[0],
         "score": preview.score,
-        "shown": preview.score >= settings.SKYMARK_CVAA_MIN_SCORE,
+        "margin_z": preview.margin_z,
+        "p_value": preview.p_value,
+        "confidence": preview.confidence,
+        "shown": box_shown(preview),
         "boxes": preview.boxes,
         "scores": preview.scores,
     }
@@ -50,7 +62,8 @@ def _footprint(known: Footprint | None, cvaa: dict[str, Any] | None) -> dict[str
     if known is not None:
         return {"source": known.source, "label": known.label, "quad": known.quad}
     if cvaa is not None:
-        return {"source": "cvaa", "label": cvaa["label"], "quad": cvaa["quad"], "score": cvaa["score"]}
+        return {"source": "cvaa", "label": cvaa["label"], "quad": cvaa["quad"], "score": cvaa["score"],
+                "confidence": cvaa["confidence"], "shown": cvaa["shown"]}  # fmt: skip
     return None
 
 
@@ -89,7 +102,9 @@ def _head(
         {
             "image": image.id if image else None,
             "checkpoint": _checkpoint(checkpoint),
-            "min_score": settings.SKYMARK_CVAA_MIN_SCORE,
+            "min_confidence": settings.SKYMARK_CVAA_MIN_CONFIDENCE,
+            "significance": settings.SKYMARK_CVAA_SIGNIFICANCE,
+            "calibrated": bool(checkpoint and (checkpoint.metrics or {}).get("calibration")),
             "job": _job(scene, checkpoint),
         },
     )

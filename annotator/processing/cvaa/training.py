@@ -1,19 +1,19 @@
 """Training a CVAA checkpoint from what the platform holds, as a command (train_cvaa) or a Celery job.
 
-Pair sources, each used when the platform has it and named in the log either way:
-- self-supervised: every satellite image, cut into crops warped as a drone would see them;
-- homography: keyframes whose footprint is known from how the scene's image was made (footprints.py);
-- telemetry: keyframes placed by the drone's GPS, altitude and heading on a georeferenced image;
-- approved marks: regions (polygons, ellipses) of items approved in review, taken as the view of the
-  keyframe at the mark's time (Pair.from_box), when at least as large as the smallest training view.
-Validation (which picks the checkpoint kept) is a fixed draw of self-supervised pairs plus, once there
-are ten or more real pairs, every fifth real pair held out of training: real drone frames are what the
-model is for, but one or two of them alone would make recall@1 a coin toss.
+Pair sources, each named in the log with its count either way:
+- self-supervised: every satellite image of a training scene, cut into crops warped as a drone would see
+  them;
+- real pairs (realpairs.py): confident placements (control points, same frame, matching, chaining,
+  telemetry; never the learned retriever's own), FrameFootprint anchors and telemetry footprints, and
+  regions of approved items.
+Held out (split.py): whole scenes, with every scene that shares a satellite image with them. Their real
+pairs pick the checkpoint kept (validation recall@1, beside a fixed draw of self-supervised pairs from
+training images) and then calibrate its score (calibrate.py); their images are never trained on.
+The checkpoint's metrics record the pairs per source on each side, the split and the calibration.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -23,14 +23,15 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotator.marking.geometry import region_shape
-from annotator.models import CvaaCheckpoint, CvaaTraining, Item, Keyframe, Mark, MediaJob, SatelliteImage, Scene
+from annotator.models import CvaaCheckpoint, CvaaTraining, MediaJob, SatelliteImage, Scene
 from annotator.storage import local_copy
 from media_tools import MediaError
 from media_tools.cvaa import CvaaConfig
 
+from .calibrate import calibrate_checkpoint
 from .checkpoints import checkpoint_activate, checkpoint_create
-from .footprints import scene_footprints
+from .realpairs import Collected, real_pairs_collect
+from .split import SceneSplit, scene_split
 
 if TYPE_CHECKING:
     # Pair sources and pixel loading need OpenCV and GDAL: imported by the functions a training run
@@ -41,7 +42,6 @@ PRESETS = {"small": CvaaConfig.small, "tiny": CvaaConfig.tiny}
 # Real pairs get this share of each batch once there are many; fewer get less, so that a handful of
 # pairs (a single control-point frame, say) is not repeated until the model memorises it.
 REAL_SHARE, REAL_HALF_AT = 0.5, 64
-HOLD_OUT_EVERY, HOLD_OUT_FROM = 5, 10
 SYNTHETIC_VAL = 128
 
 Log = Callable[[str], None]
@@ -51,7 +51,10 @@ Log = Callable[[str], None]
 class Sources:
     train: PairSource
     val: tuple[np.ndarray, np.ndarray]
-    counts: dict[str, int] = field(default_factory=dict)
+    split: SceneSplit
+    images: dict[int, np.ndarray]
+    held_pairs: dict[int, list[Pair]]  # held-out image id -> its real pairs (calibration)
+    counts: dict[str, Any] = field(default_factory=dict)
 
 
 def _pixels(name: str) -> np.ndarray:
@@ -61,62 +64,7 @@ def _pixels(name: str) -> np.ndarray:
         return load_rgb(path)
 
 
-def _nearest(keyframes: list[Keyframe], t: float) -> Keyframe | None:
-    return min(keyframes, key=lambda k: abs(k.time_s - t)) if keyframes else None
-
-
-def _footprint_pairs(scene: Scene, images: dict[int, np.ndarray], pairs: dict[int, list[Pair]]) -> dict[str, int]:
-    from media_tools.cvaa import Pair
-
-    counts: dict[str, int] = defaultdict(int)
-    keyframes = list(Keyframe.objects.filter(video_id=scene.video_id).order_by("index"))
-    by_index = {kf.index: kf for kf in keyframes}
-    for image in scene.satellite_images.order_by("id"):
-        if image.id not in images:
-            continue
-        for index, footprint in scene_footprints(scene=scene, image=image, keyframes=keyframes).items():
-            frame = _pixels(by_index[index].image.name or "")
-            pairs[image.id].append(Pair(frame, np.asarray(footprint.quad, float)))
-            counts["telemetry" if footprint.source == "telemetry" else "homography"] += 1
-    return counts
-
-
-def _mark_pairs(config: CvaaConfig, images: dict[int, np.ndarray], pairs: dict[int, list[Pair]]) -> tuple[int, int]:
-    """Pairs from approved regions; returns (used, skipped as smaller than any training view)."""
-    from media_tools.cvaa import Pair
-
-    used = small = 0
-    marks = (
-        Mark.objects.filter(items__state=Item.State.APPROVED, kind__in=[Mark.Kind.POLYGON, Mark.Kind.ELLIPSE])
-        .select_related("scene")
-        .distinct()
-        .order_by("id")
-    )
-    keyframes: dict[int, list[Keyframe]] = {}
-    for mark in marks:
-        image = images.get(mark.satellite_image_id)
-        if image is None:
-            continue
-        video_id = mark.scene.video_id
-        if video_id not in keyframes:
-            keyframes[video_id] = list(Keyframe.objects.filter(video_id=video_id).order_by("index"))
-        kf = _nearest(keyframes[video_id], mark.time_start)
-        if kf is None:
-            continue
-        x1, y1, x2, y2 = region_shape(mark.kind, mark.geometry).bounds
-        # A region smaller than the smallest view the model trains on cannot be what a frame shows.
-        if min(x2 - x1, y2 - y1) < config.min_view * min(image.shape[:2]):
-            small += 1
-            continue
-        pairs[mark.satellite_image_id].append(Pair.from_box(_pixels(kf.image.name or ""), (x1, y1, x2, y2)))
-        used += 1
-    return used, small
-
-
-def sources_collect(*, config: CvaaConfig, log: Log) -> Sources:
-    """Every pair source the platform has (module doc). Raises MediaError when there is no image at all."""
-    from media_tools.cvaa import SyntheticPairs
-
+def _readable_images(log: Log) -> dict[int, np.ndarray]:
     images: dict[int, np.ndarray] = {}
     for image in SatelliteImage.objects.filter(scenes__isnull=False).distinct().order_by("id"):
         try:
@@ -125,55 +73,58 @@ def sources_collect(*, config: CvaaConfig, log: Log) -> Sources:
             log(f"skipped image {image.id}: {exc}")
     if not images:
         raise MediaError("no satellite image to train on: import a scene first")
-    log(f"self-supervised: {len(images)} satellite image(s), crops warped as oblique drone views")
-    pairs: dict[int, list[Pair]] = defaultdict(list)
-    counts: dict[str, int] = dict.fromkeys(("homography", "telemetry", "approved marks"), 0)
-    for scene in Scene.objects.filter(satellite_images__in=list(images)).distinct().select_related("video"):
-        for source, n in _footprint_pairs(scene, images, pairs).items():
-            counts[source] += n
-    counts["approved marks"], too_small = _mark_pairs(config, images, pairs)
-    _say_real(log, counts, too_small)
-    synthetic = [SyntheticPairs.from_config(pixels, config) for pixels in images.values()]
-    return _assemble(config, images, pairs, synthetic, {"self-supervised images": len(images), **counts}, log)
+    return images
 
 
-def _say_real(log: Log, counts: dict[str, int], too_small: int) -> None:
-    why = {
-        "homography": "no keyframe whose image was made from it (control-point orthophoto or frame as image)",
-        "telemetry": "no scene with a telemetry track with altitude and heading on a georeferenced image",
-        "approved marks": "no region of an approved item"
-        + (f" large enough ({too_small} smaller than the smallest training view)" if too_small else ""),
-    }
-    for source, reason in why.items():
-        n = counts.get(source, 0)
-        log(f"{source}: {n} pair(s)" if n else f"{source}: none ({reason})")
+def sources_collect(*, config: CvaaConfig, seed: int, log: Log) -> Sources:
+    """Every pair source the platform has, split by scene (module doc). Raises MediaError when there is
+    no image at all."""
+    from media_tools.cvaa import SyntheticPairs
+
+    images = _readable_images(log)
+    scenes: dict[int, set[int]] = {}
+    for scene in (
+        Scene.objects.filter(satellite_images__in=list(images)).distinct().prefetch_related("satellite_images")
+    ):
+        scenes[scene.id] = {i.id for i in scene.satellite_images.all() if i.id in images}
+    split = scene_split(scenes, seed=seed)
+    log(
+        f"split by scene: {len(split.train_scenes)} training scene(s) on {len(split.train_images)} image(s), "
+        f"{len(split.held_scenes)} held out on {len(split.held_images)} image(s)"
+        + ("" if split.held_scenes else " (one group of scenes sharing images: nothing to hold out)")
+    )
+    train_images = {i: px for i, px in images.items() if i in split.train_images or not split.train_images}
+    log(f"self-supervised: {len(train_images)} satellite image(s), crops warped as oblique drone views")
+    shapes = {i: px.shape[:2] for i, px in images.items()}
+    collected = real_pairs_collect(config=config, scenes=scenes, shapes=shapes, log=log)  # type: ignore[arg-type]
+    synthetic = [SyntheticPairs.from_config(pixels, config) for pixels in train_images.values()]
+    return _assemble(config, images, collected, split, synthetic, log)
+
+
+def _by_image(collected: Collected, scenes: frozenset[int]) -> dict[int, list[Pair]]:
+    out: dict[int, list[Pair]] = {}
+    for tagged in collected.pairs:
+        if tagged.scene_id in scenes:
+            out.setdefault(tagged.image_id, []).append(tagged.pair)
+    return out
 
 
 def _assemble(
     config: CvaaConfig,
     images: dict[int, np.ndarray],
-    pairs: dict[int, list[Pair]],
+    collected: Collected,
+    split: SceneSplit,
     synthetic: list[SyntheticPairs],
-    counts: dict[str, int],
     log: Log,
 ) -> Sources:
     from media_tools.cvaa import MixedPairs, RealPairs
 
-    n_real = sum(len(p) for p in pairs.values())
-    held = n_real >= HOLD_OUT_FROM
-    real, val_parts = [], []
-    for image_id, image_pairs in pairs.items():
-        out = [held and i % HOLD_OUT_EVERY == HOLD_OUT_EVERY - 1 for i in range(len(image_pairs))]
-        train_pairs = [p for p, o in zip(image_pairs, out, strict=True) if not o]
-        val_pairs = [p for p, o in zip(image_pairs, out, strict=True) if o]
-        kw: dict[str, Any] = {"input_size": config.input_size, "rotations": config.rotations}
-        if train_pairs:
-            real.append((RealPairs(images[image_id], train_pairs, **kw), len(train_pairs)))
-        if val_pairs:
-            val_parts.append(RealPairs(images[image_id], val_pairs, **kw).fixed())
+    kw: dict[str, Any] = {"input_size": config.input_size, "rotations": config.rotations}
+    train_pairs, held_pairs = _by_image(collected, split.train_scenes), _by_image(collected, split.held_scenes)
+    real = [(RealPairs(images[i], p, **kw), len(p)) for i, p in train_pairs.items()]
+    val_parts = [RealPairs(images[i], p, **kw).fixed() for i, p in held_pairs.items()]
     n_train = sum(n for _, n in real)
-    share = REAL_SHARE * n_train / (n_train + REAL_HALF_AT) * 2 if n_train else 0.0
-    share = min(REAL_SHARE, share)
+    share = min(REAL_SHARE, REAL_SHARE * n_train / (n_train + REAL_HALF_AT) * 2) if n_train else 0.0
     sources: list[PairSource] = [*synthetic, *(r for r, _ in real)]
     weights = [(1 - share) / len(synthetic)] * len(synthetic) + [share * n / n_train for _, n in real]
     # A seed of its own: training batches use [seed, step] generators, so these pairs are never drawn.
@@ -182,12 +133,16 @@ def _assemble(
     )
     val = (np.concatenate([v[0] for v in val_parts]), np.concatenate([v[1] for v in val_parts]))
     held_out = len(val[0]) - SYNTHETIC_VAL
-    log(
-        f"validation: {SYNTHETIC_VAL} self-supervised pairs and {held_out} held-out real pair(s)"
-        + ("" if held else f" (real pairs are held out from {HOLD_OUT_FROM} on)")
-    )
-    log(f"batches: {share:.0%} real pairs, the rest self-supervised")
-    return Sources(MixedPairs(sources, weights), val, {**counts, "validation real pairs": held_out})
+    log(f"validation: {SYNTHETIC_VAL} self-supervised pairs and {held_out} real pair(s) of held-out scenes")
+    log(f"batches: {share:.0%} real pairs ({n_train} of training scenes), the rest self-supervised")
+    counts = {
+        "self-supervised images": len(synthetic),
+        "train": collected.counts(split.train_scenes),
+        "held_out": collected.counts(split.held_scenes),
+        "placements not used": dict(sorted(collected.skipped.items())),
+        "min_placement_confidence": settings.SKYMARK_CVAA_TRAIN_MIN_CONFIDENCE,
+    }
+    return Sources(MixedPairs(sources, weights), val, split, images, held_pairs, counts)
 
 
 def _claim(run_id: int) -> CvaaTraining | None:
@@ -231,18 +186,23 @@ def training_run(
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
         config = PRESETS[preset]()
-        sources = sources_collect(config=config, log=say)
+        sources = sources_collect(config=config, seed=run.seed, log=say)
         device = run.options.get("device") or settings.SKYMARK_CVAA_DEVICE
         result = train(
             sources.train, config, steps=run.steps, seed=run.seed, val_pairs=sources.val,
             device=device, threads=run.options.get("threads"), progress=report, log=say,
         )  # fmt: skip
+        data, calibrated = calibrate_checkpoint(
+            data=result.checkpoint_bytes, images=sources.images, held_pairs=sources.held_pairs,
+            held_images=sources.split.held_images, split=sources.split.to_dict(), seed=run.seed,
+            device=result.device, log=say,
+        )  # fmt: skip
         checkpoint, _ = checkpoint_create(
-            data=result.checkpoint_bytes,
+            data=data,
             name=f"cvaa-{preset}-{result.weights_sha256[:8]}.pt",
             origin=CvaaCheckpoint.Origin.TRAINED,
             created_by=run.created_by,
-            metrics=_metrics(run, result, sources),
+            metrics={**_metrics(run, result, sources), **calibrated},
         )
         jobs = checkpoint_activate(checkpoint_id=checkpoint.id) if run.options.get("activate", True) else []
     except (MediaError, ValueError) as exc:
@@ -253,7 +213,8 @@ def training_run(
         raise
     detail = (
         f"best recall@1 {result.best_recall_at_1:.2f} at step {result.best_step}/{run.steps} on {result.device}, "
-        f"{sum(v for k, v in sources.counts.items() if k in ('homography', 'telemetry', 'approved marks'))} real pairs"
+        f"{sum(sources.counts['train'].values())} real pairs in training, "
+        f"{sum(sources.counts['held_out'].values())} in {len(sources.split.held_scenes)} held-out scene(s)"
     )
     _finish(run_id, state=CvaaTraining.State.SUCCEEDED, progress=100, detail=detail, checkpoint=checkpoint)
     return jobs
@@ -274,6 +235,8 @@ def _metrics(run: CvaaTraining, result: Any, sources: Sources) -> dict[str, Any]
         "loss_first": round(float(np.mean(losses[:tenth])), 4),
         "loss_last": round(float(np.mean(losses[-tenth:])), 4),
         "pairs": sources.counts,
+        "split": sources.split.to_dict(),
+        "steps_per_s": round(len(result.history) / result.seconds, 3) if result.seconds else None,
         "training_run": run.id,
     }
 

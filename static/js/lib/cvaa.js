@@ -10,7 +10,9 @@
  * @typedef {object} CvaaBox
  * @property {number[]} box [x1, y1, x2, y2] in API pixels
  * @property {XY[]} quad the frame's corners TL, TR, BR, BL as placed
- * @property {number} score cosine similarity of the best window
+ * @property {number} score cosine similarity of the best window (raw: not a confidence)
+ * @property {number|null} [confidence] calibrated probability that the box hits the true footprint
+ * @property {boolean} [shown] the server's decision: a significant margin and enough confidence
  * @property {string} [label]
  */
 
@@ -38,26 +40,31 @@ export function frameAt(frames, t) {
   return t - before.time_s <= after.time_s - t ? before : after;
 }
 
-/** Whether a box is confident enough to draw: a low score means the retriever is guessing.
- * @param {CvaaBox|null|undefined} cvaa @param {number} minScore */
-export function isShown(cvaa, minScore) {
-  return !!cvaa && Number.isFinite(cvaa.score) && cvaa.score >= minScore;
+/** Whether a box may be drawn: the server says so only when the top window stands out significantly
+ * from the rest of the map and its calibrated probability of a hit reaches the setting
+ * (annotator/processing/cvaa/selectors.py, box_shown); otherwise the retriever is guessing.
+ * @param {CvaaBox|null|undefined} cvaa */
+export function isShown(cvaa) {
+  return !!cvaa && cvaa.shown === true;
 }
 
-/** "CVAA 0.71": the box's label on the map. @param {CvaaBox} cvaa */
+/** "CVAA p 0.71": the box's label on the map, with its calibrated probability of a hit (a raw cosine
+ * score would mean nothing); "CVAA (uncalibrated)" for a checkpoint without calibration.
+ * @param {CvaaBox} cvaa */
 export function boxLabel(cvaa) {
-  return `CVAA ${cvaa.score.toFixed(2)}`;
+  return typeof cvaa.confidence === "number" && Number.isFinite(cvaa.confidence)
+    ? `CVAA p ${cvaa.confidence.toFixed(2)}` : "CVAA (uncalibrated)";
 }
 
-/** What the map shows at time t: the predicted box (null below minScore) and the footprint from the
+/** What the map shows at time t: the predicted box (null unless shown) and the footprint from the
  * best known source. When the best source is the retriever itself, the footprint is that box: it is
  * drawn once, as the box, and hidden with it.
- * @param {CvaaFrame[]|null|undefined} frames @param {number} t @param {number} minScore
+ * @param {CvaaFrame[]|null|undefined} frames @param {number} t
  * @returns {{box: Overlay|null, footprint: Overlay|null}} */
-export function overlaysAt(frames, t, minScore) {
+export function overlaysAt(frames, t) {
   const frame = frameAt(frames, t);
   if (!frame) return { box: null, footprint: null };
-  const box = frame.cvaa && isShown(frame.cvaa, minScore)
+  const box = frame.cvaa && isShown(frame.cvaa)
     ? { quad: frame.cvaa.quad, label: boxLabel(frame.cvaa), source: "cvaa" }
     : null;
   const fp = frame.footprint;

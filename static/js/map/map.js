@@ -60,7 +60,6 @@ export class MapView {
     /** CVAA previews per keyframe (GET api-scene-cvaa-previews), or null.
      * @type {import("../lib/cvaa.js").CvaaFrame[]|null} */
     this.cvaaFrames = null;
-    this.cvaaMinScore = 0;
     this.cvaaLayer = new ol.layer.Vector({ source: this.cvaa, style: S.cvaa });
     this.marksLayer = new ol.layer.Vector({ source: this.marks, style: (f) => S.mark(this, f) });
     this.dotsLayer = new ol.layer.Vector({ source: this.dots, style: (f) => S.dot(this, f) });
@@ -328,17 +327,16 @@ export class MapView {
   }
 
   // ---- CVAA retrieval preview ------------------------------------------------------------
-  /** Previews from the API (frames in time order, API pixels) and the score under which a box is
-   *  hidden; null or an empty list draws nothing. @param {any} frames @param {number} minScore */
-  setCvaa(frames, minScore) {
+  /** Previews from the API (frames in time order, API pixels, each box with the server's "shown");
+   *  null or an empty list draws nothing. @param {any} frames */
+  setCvaa(frames) {
     this.cvaaFrames = Array.isArray(frames) && frames.length ? frames : null;
-    this.cvaaMinScore = minScore;
     this.drawCvaaBox(this.time);
   }
 
   /** Draw the keyframe's predicted box and its footprint from the best source for time t. */
   drawCvaaBox(t) {
-    const shown = overlaysAt(this.cvaaFrames, t, this.cvaaMinScore);
+    const shown = overlaysAt(this.cvaaFrames, t);
     this.drawOverlay("cvaa", shown.box);
     this.drawOverlay("footprint", shown.footprint);
   }

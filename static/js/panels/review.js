@@ -51,7 +51,7 @@ function cvaaStatus(data) {
   const boxes = frames.filter((f) => f.cvaa).length;
   const known = frames.filter((f) => f.footprint && f.footprint.source !== "cvaa").length;
   const parts = [];
-  if (boxes) parts.push(`CVAA boxes for ${boxes}/${frames.length} keyframes (shown from score ${Number(data.min_score).toFixed(2)})`);
+  if (boxes) parts.push(`CVAA boxes for ${boxes}/${frames.length} keyframes (shown when significant at ${data.significance}${data.calibrated ? ` and p(hit) ≥ ${Number(data.min_confidence).toFixed(2)}` : ", uncalibrated model"})`);
   else if (!data.checkpoint) parts.push("CVAA: no model yet");
   else parts.push("CVAA: previews " + (data.job && data.job.state ? data.job.state : "not computed"));
   if (known) parts.push(`known footprint for ${known}`);
@@ -125,7 +125,7 @@ export class ReviewPanel {
     try {
       const data = await api.get(ws.cfg.cvaaUrl + "?image=" + imageId);
       if (ws.imageId !== imageId) return;  // switched meanwhile: that image's answer draws
-      ws.map.setCvaa(data.frames, data.min_score);
+      ws.map.setCvaa(data.frames);
       if (status) status.textContent = cvaaStatus(data);
     } catch (err) {
       if (status) status.textContent = "CVAA previews unavailable";

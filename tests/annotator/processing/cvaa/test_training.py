@@ -12,12 +12,28 @@ import pytest
 import torch
 from django.core.management import CommandError, call_command
 
-from annotator.models import CvaaCheckpoint, CvaaPreview, CvaaTraining, Item, MediaJob, TelemetrySample, TelemetryTrack
+from annotator.models import (
+    CvaaCheckpoint,
+    CvaaPreview,
+    CvaaTraining,
+    Item,
+    Keyframe,
+    MediaJob,
+    TelemetrySample,
+    TelemetryTrack,
+)
 from annotator.processing.cvaa.footprints import frame_footprint_record
 from media_tools.cvaa import load_checkpoint
 from media_tools.geo import GeoReference
 from tests.annotator.processing.cvaa.conftest import CROPS
-from tests.factories import ItemFactory, MarkFactory
+from tests.factories import (
+    ItemFactory,
+    KeyframeFactory,
+    KeyframePlacementFactory,
+    MarkFactory,
+    SatelliteImageFactory,
+    SceneFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -28,12 +44,41 @@ def _train(*args: str) -> str:
     return out.getvalue()
 
 
-def test_train_cvaa_uses_every_source_the_platform_has_and_the_loss_falls(
-    rotterdam_scene, annotator, tmp_path: Path, capsys
+def _second_scene(rotterdam, annotator):  # type: ignore[no-untyped-def]
+    """Another scene on an image of its own (Rotterdam upside down): keyframes 0-3 placed by matching at
+    CROPS."""
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+    from PIL import Image
+
+    from tests.annotator.processing.cvaa.conftest import jpeg
+
+    pixels = np.ascontiguousarray(rotterdam[::-1])
+    png = io.BytesIO()
+    Image.fromarray(pixels).save(png, format="PNG")
+    image = SatelliteImageFactory(original_name="rotterdam-b.png", width=300, height=300, content=png.getvalue())
+    scene = SceneFactory(satellite_images=[image], annotators=[annotator])
+    for i, box in enumerate(CROPS):
+        x1, y1, x2, y2 = box
+        name = default_storage.save(f"keyframes/v{scene.video_id}/{i:06d}.jpg", ContentFile(jpeg(pixels[y1:y2, x1:x2])))
+        kf = KeyframeFactory(video=scene.video, index=i, time_s=float(i), image=name)
+        KeyframePlacementFactory(keyframe=kf, satellite_image=image, box=box, confidence=0.9)
+    return scene
+
+
+def test_train_cvaa_pulls_real_pairs_from_placements_holds_out_a_scene_and_calibrates_on_it(
+    rotterdam_scene, rotterdam, annotator, tmp_path: Path, capsys
 ) -> None:
-    # given the Rotterdam scene with: keyframe 0's footprint known from the image, a telemetry track
-    # over keyframes 1-3, and an approved item whose region is as large as a drone view
+    # given scene A (Rotterdam): keyframe 0 placed by control points (and its image made from it),
+    # keyframe 1 by matching, keyframe 2 by chaining with low confidence, keyframe 3 by the learned
+    # retriever; a telemetry track over keyframes 1-3; an approved region as large as a drone view
     image = rotterdam_scene.satellite_images.get()
+    kfs = {kf.index: kf for kf in Keyframe.objects.filter(video=rotterdam_scene.video)}
+    placed = {0: ("control_points", 1.0), 1: ("matching", 0.9), 2: ("chaining", 0.5), 3: ("learned", 0.99)}
+    for index, (source, confidence) in placed.items():
+        KeyframePlacementFactory(
+            keyframe=kfs[index], satellite_image=image, source=source, box=CROPS[index], confidence=confidence
+        )
     x1, y1, x2, y2 = CROPS[0]
     box = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], float)
     frame_footprint_record(scene=rotterdam_scene, image=image, time_s=0.0, quad=box, source="homography")
@@ -44,28 +89,49 @@ def test_train_cvaa_uses_every_source_the_platform_has_and_the_loss_falls(
     region = {"type": "Polygon", "coordinates": [[[150, 40], [270, 40], [270, 140], [150, 140]]]}
     mark = MarkFactory(scene=rotterdam_scene, author=annotator, geometry=region, time_start=1.0, time_end=None)
     ItemFactory(scene=rotterdam_scene, author=annotator, marks=[mark], state=Item.State.APPROVED)
+    # and scene B on an image of its own, its four keyframes placed by matching
+    scene_b = _second_scene(rotterdam, annotator)
 
     # when train_cvaa runs 40 steps of the tiny model
     out = _train("--steps=40", "--seed=3", f"--out={tmp_path / 'cvaa.pt'}")
 
-    # then the log names each source with its pairs: the homography, three telemetry keyframes, the mark
+    # then the pairs come from the trusted placements first (control points, matching), then the anchor
+    # and telemetry footprints for the keyframes no trusted placement covers; never the learned one
     log = capsys.readouterr().out
-    assert "self-supervised: 1 satellite image(s)" in log
-    assert "homography: 1 pair(s)" in log and "telemetry: 3 pair(s)" in log and "approved marks: 1 pair(s)" in log
-    # and validation is self-supervised only: 5 real pairs are too few to hold some out
-    assert "validation: 128 self-supervised pairs and 0 held-out real pair(s)" in log
-    # and the loss fell, and the best checkpoint by validation recall is kept, active, and written to --out
+    assert (
+        "placements (confidence >= 0.8): control_points 1, matching 5; not used: 1 low confidence, 1 source learned"
+        in log
+    )
+    scene_a = {"placement:control_points": 1, "placement:matching": 1, "footprint:telemetry": 2, "approved marks": 1}
+    expected = {rotterdam_scene.id: scene_a, scene_b.id: {"placement:matching": 4}}
     checkpoint = CvaaCheckpoint.objects.get()
     metrics = checkpoint.metrics
-    assert metrics["loss_last"] < metrics["loss_first"] - 0.1, metrics
-    assert metrics["pairs"]["homography"] == 1 and metrics["pairs"]["telemetry"] == 3
-    assert (checkpoint.origin, checkpoint.active, metrics["steps"], metrics["device"]) == ("trained", True, 40, "cpu")
+    # and one whole scene is held out: its scene and image are not on the training side
+    split = metrics["split"]
+    assert len(split["held_out_scenes"]) == 1 and set(split["train_scenes"] + split["held_out_scenes"]) == set(expected)
+    assert not set(split["train_images"]) & set(split["held_out_images"])
+    (held,) = split["held_out_scenes"]
+    (trained,) = split["train_scenes"]
+    assert metrics["pairs"]["train"] == expected[trained] and metrics["pairs"]["held_out"] == expected[held]
+    assert "split by scene: 1 training scene(s) on 1 image(s), 1 held out on 1 image(s)" in log
+    assert "self-supervised: 1 satellite image(s)" in log  # the held-out scene's map is not trained on
+    assert f"{sum(expected[held].values())} real pair(s) of held-out scenes" in log
+    # and the checkpoint is calibrated on the held-out scene (too few real pairs there: its image's
+    # self-supervised crops fill in), the calibration written into the file itself too
+    assert metrics["calibration_pairs"] == {"real": sum(expected[held].values()), "self-supervised": 64}
+    calibration = metrics["calibration"]
+    assert calibration["pairs"] == sum(expected[held].values()) + 64 and calibration["b"] >= 0
+    assert sum(r["pairs"] for r in calibration["reliability"]) == calibration["pairs"]
     written = load_checkpoint(tmp_path / "cvaa.pt")
-    assert written.weights_sha256 == checkpoint.sha256 and written.meta["best_step"] == metrics["best_step"]
-    assert f"checkpoint {checkpoint.id} ({checkpoint.sha256[:12]})" in out and "queued 1 scene preview job" in out
+    assert written.weights_sha256 == checkpoint.sha256 and written.meta["calibration"] == calibration
+    assert written.meta["split"] == split
+    # and the loss fell, and the best checkpoint by validation recall is kept and active
+    assert metrics["loss_last"] < metrics["loss_first"] - 0.1, metrics
+    assert (checkpoint.origin, checkpoint.active, metrics["steps"], metrics["device"]) == ("trained", True, 40, "cpu")
+    assert metrics["steps_per_s"] > 0
+    assert f"checkpoint {checkpoint.id} ({checkpoint.sha256[:12]})" in out and "queued 2 scene preview job" in out
     run = CvaaTraining.objects.get()
     assert (run.state, run.progress, run.checkpoint_id) == ("succeeded", 100, checkpoint.id)
-    # and the scene's previews wait for the new model
     assert MediaJob.objects.get(scene=rotterdam_scene, kind="cvaa").state == "pending"
 
 
@@ -75,10 +141,13 @@ def test_missing_sources_are_named_and_no_image_fails_the_run(rotterdam_scene, a
     ItemFactory(scene=rotterdam_scene, author=annotator, marks=[mark], state=Item.State.APPROVED)
     _train("--steps=2", "--no-activate")
     log = capsys.readouterr().out
-    assert "homography: none (no keyframe whose image was made from it" in log
-    assert "telemetry: none (no scene with a telemetry track" in log
-    assert "approved marks: none (no region of an approved item large enough (1 smaller than" in log
-    assert not CvaaCheckpoint.objects.get().active  # --no-activate
+    assert "placements (confidence >= 0.8): none" in log
+    assert "footprint:homography: none" in log and "footprint:telemetry: none" in log
+    assert "approved marks: none (1 region(s) smaller than the smallest training view)" in log
+    # and with one scene there is nothing to hold out: no calibration, said so
+    assert "nothing to hold out" in log and "calibration: none (no held-out scene" in log
+    checkpoint = CvaaCheckpoint.objects.get()
+    assert checkpoint.metrics["calibration"] is None and not checkpoint.active  # --no-activate
 
     rotterdam_scene.satellite_images.clear()
     with pytest.raises(CommandError, match="no satellite image to train on: import a scene first"):
