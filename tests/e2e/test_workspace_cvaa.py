@@ -1,5 +1,6 @@
 """The CVAA overlay while scrubbing: the retriever's box for the keyframe at the cursor, labelled with
-its score and hidden below the threshold, beside the footprint from the best known source."""
+its calibrated probability and hidden when not significant or not confident enough, beside the footprint
+from the best known source."""
 
 from __future__ import annotations
 
@@ -29,13 +30,13 @@ def _overlay(page, name: str):  # type: ignore[no-untyped-def]
 
 
 def test_the_box_and_the_footprint_follow_the_cursor_with_their_sources(  # type: ignore[no-untyped-def]
-    scene: Scene, testdata: Path, login, screenshot, settings
+    scene: Scene, testdata: Path, login, screenshot
 ) -> None:
     from annotator.processing.cvaa.checkpoints import checkpoint_activate, checkpoint_create
     from annotator.processing.graph import job_run
 
     # given the Saro scene (its map is its own first frame) with previews from a tiny active model,
-    # the preview at 2 s made to score below the display threshold
+    # the previews made significant and calibrated at 0.9, but the one at 2 s at 0.2 (under the 0.5 shown)
     checkpoint, _ = checkpoint_create(
         data=_tiny_checkpoint(testdata), name="tiny.pt", origin="uploaded", created_by=None
     )
@@ -43,18 +44,18 @@ def test_the_box_and_the_footprint_follow_the_cursor_with_their_sources(  # type
     job_run(job_id=job.id)
     previews = {p.keyframe.time_s: p for p in CvaaPreview.objects.select_related("keyframe")}
     assert sorted(previews) == [float(t) for t in range(10)]
-    settings.SKYMARK_CVAA_MIN_SCORE = min(p.score for p in previews.values()) - 0.01
-    CvaaPreview.objects.filter(id=previews[2.0].id).update(score=settings.SKYMARK_CVAA_MIN_SCORE - 0.5)
+    CvaaPreview.objects.update(p_value=1e-6, confidence=0.9)
+    CvaaPreview.objects.filter(id=previews[2.0].id).update(confidence=0.2)
 
     page = login("ann")
     _open(page, scene.id)
 
-    # at 0 s: the box (labelled with its score) and the frame's known footprint (the whole map, since
+    # at 0 s: the box (labelled with its calibrated probability) and the frame's known footprint (the whole map, since
     # the map is this very frame), labelled with its source
     _seek(page, 0.0)
     box, footprint = _overlay(page, "cvaa"), _overlay(page, "footprint")
     assert _flat(box["quad"]) == pytest.approx(_flat(previews[0.0].quads[0]), abs=0.01)
-    assert box["label"] == f"CVAA {previews[0.0].score:.2f}"
+    assert box["label"] == "CVAA p 0.90"
     assert footprint["label"] == "same frame as the image" and footprint["source"] == "same_frame"
     assert _flat(footprint["quad"]) == pytest.approx([0, 0, 1920, 0, 1920, 1080, 0, 1080])
     assert "CVAA boxes for 10/10 keyframes" in page.inner_text("#cvaa-status")
@@ -66,7 +67,7 @@ def test_the_box_and_the_footprint_follow_the_cursor_with_their_sources(  # type
     assert _overlay(page, "footprint") is None
     screenshot(page, "cvaa-at-1s")
 
-    # at 2 s: a score below the threshold draws nothing
+    # at 2 s: a box too unlikely to hit draws nothing
     _seek(page, 2.0)
     assert _overlay(page, "cvaa") is None and _overlay(page, "footprint") is None
     assert page.js_errors == []

@@ -35,13 +35,47 @@ def test_the_box_for_a_time_is_the_nearest_keyframes_with_its_score(api, annotat
     assert (body["t"], body["frame"]["index"], body["frame"]["time_s"]) == (1.6, 2, 2.0)
     cvaa = body["frame"]["cvaa"]
     assert (cvaa["box"], cvaa["score"], cvaa["source"]) == (expected.boxes[0], expected.score, "cvaa")
-    assert cvaa["boxes"] == expected.boxes and cvaa["shown"] == (expected.score >= body["min_score"])
+    assert cvaa["boxes"] == expected.boxes
+    # and its evidence: the uploaded checkpoint has no calibration, so the significance test alone decides
+    assert (cvaa["margin_z"], cvaa["p_value"], cvaa["confidence"]) == (expected.margin_z, expected.p_value, None)
+    assert expected.p_value is not None and cvaa["shown"] == (expected.p_value < body["significance"])
+    assert (body["calibrated"], body["significance"], body["min_confidence"]) == (False, 0.01, 0.5)
     # and with no better source, the footprint is the CVAA box itself, labelled so
     assert body["frame"]["footprint"] == {
         "source": "cvaa", "label": "CVAA retrieval", "quad": expected.quads[0], "score": expected.score,
+        "confidence": None, "shown": cvaa["shown"],
     }  # fmt: skip
     assert body["checkpoint"]["sha256"] == expected.checkpoint.sha256
     assert body["job"]["state"] == "succeeded"
+
+
+def test_a_box_is_shown_only_when_its_margin_is_significant_and_its_calibrated_confidence_enough(
+    api, annotator, previewed, settings
+) -> None:
+    from media_tools.cvaa import evidence
+    from media_tools.cvaa.windows import window_boxes
+
+    # given score maps over the image's windows: flat (every window alike, as an untrained model gives)
+    # and peaked (one window stands out), their evidence stored on keyframes 0 and 1
+    boxes = window_boxes(300, 300, 60, 0.5)
+    flat = 0.94 + np.random.default_rng(0).normal(0, 0.003, len(boxes))
+    peaked = flat.copy()
+    peaked[40] += 0.05
+    for index, scores in ((0, flat), (1, peaked)):
+        ev = evidence(scores, boxes)
+        CvaaPreview.objects.filter(keyframe__index=index).update(margin_z=ev.margin_z, p_value=ev.p_value)
+    # and keyframes 2 and 3 peaked too, calibrated at 0.9 and 0.2
+    for index, confidence in ((2, 0.9), (3, 0.2)):
+        CvaaPreview.objects.filter(keyframe__index=index).update(p_value=1e-6, confidence=confidence)
+
+    frames = api(annotator).get(f"/api/scenes/{previewed.id}/cvaa/previews/").json()["frames"]
+
+    # then the flat one is hidden, the peaked one shown; of the calibrated, only the one above 0.5
+    assert [f["cvaa"]["shown"] for f in frames] == [False, True, True, False]
+    # and lowering the confidence the setting asks for shows the last one too
+    settings.SKYMARK_CVAA_MIN_CONFIDENCE = 0.1
+    frames = api(annotator).get(f"/api/scenes/{previewed.id}/cvaa/previews/").json()["frames"]
+    assert [f["cvaa"]["shown"] for f in frames] == [False, True, True, True]
 
 
 def test_a_known_footprint_is_preferred_and_labelled_with_its_source(api, annotator, previewed) -> None:

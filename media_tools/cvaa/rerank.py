@@ -1,0 +1,66 @@
+"""Geometric re-ranking of the retriever's top windows, and placements read as locator answers.
+
+The retriever is cheap and searches the whole map; the geometric locator (geometry.py) is exact where it
+verifies a homography but matches against the features of the whole map, which on a large image or for a
+frame it cannot place at the whole-map scale finds nothing. Re-ranking runs the locator restricted to each
+of the retriever's top-k windows (`near=` the window's quad: only map features around it are matched):
+windows where it verifies a placement come first, best confidence first, each with the placement's own box
+and quad (the verified footprint, not the window); the others follow in the retriever's order.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from .located import Located
+from .placement import Placement
+
+
+class NearLocator(Protocol):
+    def locate(self, frame_rgb: np.ndarray, *, near: np.ndarray | None = None) -> Placement | None: ...
+
+
+def located_from_placement(placement: Placement | None, method: str) -> Located:
+    """A placement as a one-box locator answer (score: its confidence); nothing for None."""
+    if placement is None:
+        return Located.nothing(method)
+    quad = np.asarray(placement.quad, float)[None]
+    return Located(
+        method,
+        placement.box[None],
+        np.array([placement.confidence]),
+        np.zeros(1),
+        quad,
+        details={"placement": placement.to_dict()},
+    )
+
+
+def rerank(frame: np.ndarray, located: Located, geometry: NearLocator, *, method: str = "cvaa + geometry") -> Located:
+    """`located`'s boxes re-ranked by running `geometry` near each (module doc). Scores: the placement's
+    confidence for verified windows, 0 for the rest; details["verified"] says which were verified and
+    details["retriever_rank"] where each answer stood before."""
+    if not located.found:
+        return Located.nothing(method, **located.details)
+    verified: list[tuple[float, int, Placement]] = []
+    for rank, quad in enumerate(located.quads):
+        placement = geometry.locate(frame, near=quad)
+        if placement is not None:
+            verified.append((placement.confidence, rank, placement))
+    verified.sort(key=lambda v: (-v[0], v[1]))
+    seen = {rank for _, rank, _ in verified}
+    order = [rank for _, rank, _ in verified] + [r for r in range(len(located.boxes)) if r not in seen]
+    boxes = np.array([p.box for _, _, p in verified] + [located.boxes[r] for r in order[len(verified) :]])
+    quads = np.array(
+        [np.asarray(p.quad, float) for _, _, p in verified] + [located.quads[r] for r in order[len(verified) :]]
+    )
+    scores = np.array([c for c, _, _ in verified] + [0.0] * (len(order) - len(verified)))
+    details = {
+        **located.details,
+        "verified": [True] * len(verified) + [False] * (len(order) - len(verified)),
+        "retriever_rank": [r + 1 for r in order],
+    }
+    return Located(
+        method, boxes.reshape(-1, 4), scores, located.angles[order], quads.reshape(-1, 4, 2), details=details
+    )
