@@ -5,7 +5,8 @@ verifies a homography but matches against the features of the whole map, which o
 frame it cannot place at the whole-map scale finds nothing. Re-ranking runs the locator restricted to each
 of the retriever's top-k windows (`near=` the window's quad: only map features around it are matched):
 windows where it verifies a placement come first, best confidence first, each with the placement's own box
-and quad (the verified footprint, not the window); the others follow in the retriever's order.
+and quad (the verified footprint, not the window); the others follow in the retriever's order. When two
+windows verify the same placement (IoU > 0.5), the less confident one keeps its window, unverified.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from .located import Located
 from .placement import Placement
+from .windows import box_iou
 
 
 class NearLocator(Protocol):
@@ -49,6 +51,12 @@ def rerank(frame: np.ndarray, located: Located, geometry: NearLocator, *, method
         if placement is not None:
             verified.append((placement.confidence, rank, placement))
     verified.sort(key=lambda v: (-v[0], v[1]))
+    # Two windows near one place verify the same placement: the copy keeps its window, unverified.
+    distinct: list[tuple[float, int, Placement]] = []
+    for item in verified:
+        if not distinct or box_iou(item[2].box, np.array([d[2].box for d in distinct])).max() <= 0.5:
+            distinct.append(item)
+    verified = distinct
     seen = {rank for _, rank, _ in verified}
     order = [rank for _, rank, _ in verified] + [r for r in range(len(located.boxes)) if r not in seen]
     boxes = np.array([p.box for _, _, p in verified] + [located.boxes[r] for r in order[len(verified) :]])
