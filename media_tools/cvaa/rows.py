@@ -98,7 +98,9 @@ def set_rows(
     reports = compare(locators, pairs, metres_per_px=metres_per_px)
     expected = random_windows(boxes, pairs, metres_per_px=metres_per_px)
     reachable = sum(f["hit_windows"] > 0 for f in expected.per_frame)
-    ordered = {k: reports[k] for k in ("cvaa", "cvaa shown", "cvaa + geometry", "geometry") if k in reports}
+    ordered: dict[str, EvalReport] = {
+        k: reports[k] for k in ("cvaa", "cvaa shown", "cvaa + geometry", "geometry") if k in reports
+    }
     ordered["random (expected)"] = expected
     ordered.update({k: v for k, v in reports.items() if k not in ordered})
     result = SetRows(ordered, reachable)

@@ -22,22 +22,56 @@ def test_the_active_model_and_sift_are_scored_on_brighton_photos(testdata: Path,
     # when the first three Brighton photos are evaluated (GPS footprints on the orthomosaic)
     out = _eval(f"--testdata={testdata}", "--sets=brighton", "--limit=3")
 
-    # then the model, chance on the same windows (expected and one seeded draw) and SIFT each get a row
-    # with recall@1, recall@5, mean IoU and the centre error in metres and footprints, on the same 3 pairs
+    # then the model (plain, gated, re-ranked by geometry), geometry alone, chance on the same windows
+    # (expected and one seeded draw) and SIFT each get a row with recall@1, recall@5, mean IoU and the
+    # centre error in metres and footprints, on the same 3 pairs
     assert f"model {active_checkpoint.sha256[:12]} on cpu" in out
+    assert "calibration: none in this checkpoint (its boxes are gated by the significance test alone)" in out
     assert "brighton: 18 photos" in out and "map 1865x1085 at 0.09 m/px" in out
     assert "a box hits at IoU >= 0.5 with the footprint's box" in out
     assert re.search(r"424 windows; [0-3] of the 3 footprints have one at IoU >= 0.5", out)
-    methods = ("cvaa ", "random (expected) ", "random (seed 0) ", "sift ")
-    rows = {m.strip(): line for line in out.splitlines() for m in methods if line.startswith(m)}
+    methods = (
+        "cvaa ",
+        "cvaa shown ",
+        "cvaa + geometry ",
+        "geometry ",
+        "random (expected) ",
+        "random (seed 0) ",
+        "sift ",
+    )
+    rows = {m.strip(): line for line in out.splitlines() for m in methods if line.startswith(m) and " n=" in line}
     assert list(rows) == [m.strip() for m in methods]
     for row in rows.values():
         assert "n=3" in row and "R@1 " in row and "R@5 " in row and "mIoU " in row
-        assert re.search(r"centre err \d+\.\d m = \d+\.\d\d footprint", row), row
-    # and feature matching on photos of the same flight finds every one (the models' bar to reach)
-    assert "R@1 1.00" in rows["sift"]
+        assert re.search(r"centre err (\d+\.\d m|inf m) = (\d+\.\d\d|inf) footprint", row), row
+    # and feature matching on photos of the same flight finds every one (the models' bar to reach),
+    # as does geometry, alone and restricted to the retriever's windows when one of them is near
+    assert "R@1 1.00" in rows["sift"] and "R@1 1.00" in rows["geometry"]
     # while chance stays far below it at IoU 0.5
     assert float(rows["random (expected)"].split("R@5 ")[1].split()[0]) < 0.5
+    assert re.search(r"cvaa shown: [0-3] of 3 top boxes pass the gate", out)
+    assert "where geometry alone misses (0 frames)" in out
+
+
+def test_a_calibrated_checkpoint_gets_its_reliability_on_each_set(
+    testdata: Path, tmp_path: Path, tiny_bytes: bytes
+) -> None:
+    from media_tools.cvaa import checkpoint_bytes, fit_calibration, load_checkpoint
+
+    # given a checkpoint file whose metadata carries a calibration (as train_cvaa writes it)
+    calibration = fit_calibration([0.0, 1.0, 2.0, 3.0, 4.0], [False, False, True, False, True])
+    model = load_checkpoint(tiny_bytes).model
+    (tmp_path / "cal.pt").write_bytes(checkpoint_bytes(model, meta={"calibration": calibration.to_dict()}))
+
+    out = _eval(f"--checkpoint={tmp_path / 'cal.pt'}", f"--testdata={testdata}", "--sets=brighton", "--limit=2",
+                "--no-baseline", "--no-geometry")  # fmt: skip
+
+    # then the calibration is printed, and its predicted against observed hit rate on this set
+    assert "calibration on 5 held-out pairs (2 top-1 hits)" in out
+    assert "reliability of the checkpoint's calibration on this set (top-1 hit):" in out
+    table = out.split("predicted bin  pairs  mean predicted  observed")[1].strip().splitlines()
+    assert sum(int(line.split(")")[1].split()[0]) for line in table if line.strip().startswith("[")) == 2
+    assert not [line for line in out.splitlines() if line.startswith(("sift ", "geometry ", "cvaa + geometry "))]
 
 
 def test_without_a_model_or_with_an_unknown_set_it_says_what_is_wrong(testdata: Path, tmp_path: Path) -> None:
