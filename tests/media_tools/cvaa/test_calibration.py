@@ -88,3 +88,13 @@ def test_equal_scores_and_single_places_are_never_significant() -> None:
     assert p_value(1.0, 100) == pytest.approx(math.exp(-math.sqrt(2 * math.log(100))))
     one = evidence(np.array([0.9]), np.array([[0, 0, 10, 10]]))
     assert (one.margin_z, one.p_value) == (0.0, 1.0)
+
+
+def test_the_test_holds_its_level_when_no_place_is_special() -> None:
+    # given 1000 score maps drawn i.i.d. (the null hypothesis: the model is guessing everywhere)
+    rng = np.random.default_rng(2)
+    places = disjoint_count(BOXES)
+    p = np.array([evidence(rng.normal(0.94, 0.01, len(BOXES)), BOXES, places=places).p_value for _ in range(1000)])
+    # then it rejects about as often as its level says, never much more (it may be conservative)
+    assert (p < 0.05).mean() <= 0.06 and (p < 0.01).mean() <= 0.015
+    assert (p < 0.2).mean() > 0.1  # and it is not blind: p-values spread over [0, 1]
