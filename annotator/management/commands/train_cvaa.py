@@ -15,9 +15,10 @@ from annotator.processing.tasks import enqueue_jobs, enqueue_training
 
 class Command(BaseCommand):
     help = (
-        "Train a CVAA checkpoint from the platform's data (self-supervised crops of every satellite image, "
-        "keyframes with known footprints, approved marks), keep the best by validation recall@1 and make it "
-        "active, so that scene previews are recomputed with it."
+        "Train a CVAA checkpoint from the platform's data (confident keyframe placements, known footprints, "
+        "approved marks, self-supervised crops of the training scenes' images), holding out whole scenes; keep "
+        "the best by validation recall@1, calibrate its score on the held-out scenes and make it active, so "
+        "that scene previews are recomputed with it."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
