@@ -27,29 +27,29 @@ TINY_PER_TASK = 60
 
 
 @cache
-def _pyplot() -> Any:
-    """matplotlib's pyplot on the Agg backend, imported on first use: the URL configuration imports
-    this module (releases page -> services -> build), and a web process should not carry matplotlib
-    for the release builds that run in a worker."""
-    import matplotlib
+def _figure() -> Any:
+    """matplotlib's Figure, imported on first use: the URL configuration imports this module
+    (releases page -> services -> build), and a web process should not carry matplotlib for the
+    release builds that run in a worker. Figures are made without pyplot: no global figure
+    registry to close, and a build does not pay for importing pyplot and its backends."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")  # no display; set before pyplot is imported
-    import matplotlib.pyplot as plt
+    return Figure
 
-    return plt
+
+def _subplots(figsize: tuple[float, float]) -> tuple[Any, Any]:
+    fig = _figure()(figsize=figsize)
+    return fig, fig.subplots()
 
 
 def _save(fig: Any, path: Path) -> Path:
-    plt = _pyplot()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100, metadata=FIGURE_META)
-    plt.close(fig)
     return path
 
 
 def _bar(path: Path, counts: dict[str, int] | dict[str, float], title: str, xlabel: str) -> Path:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.35 * len(counts) + 1)))
+    fig, ax = _subplots((8, max(2.5, 0.35 * len(counts) + 1)))
     names = list(counts)
     ax.barh(names, [counts[n] for n in names], color="#4a78b5")
     ax.invert_yaxis()
@@ -60,7 +60,8 @@ def _bar(path: Path, counts: dict[str, int] | dict[str, float], title: str, xlab
 
 
 def _positions(path: Path, records: list[dict[str, Any]]) -> tuple[Path, dict[str, dict[str, float]]]:
-    plt = _pyplot()
+    from matplotlib import colormaps
+
     per_task: dict[str, list[int]] = defaultdict(list)
     width: dict[str, int] = {}
     for r in records:
@@ -68,14 +69,14 @@ def _positions(path: Path, records: list[dict[str, Any]]) -> tuple[Path, dict[st
         if options and str(r["answer"]) in options:
             per_task[r["task"]].append(options.index(str(r["answer"])))
             width[r["task"]] = max(width.get(r["task"], 0), len(options))
-    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.35 * len(per_task) + 1)))
+    fig, ax = _subplots((8, max(2.5, 0.35 * len(per_task) + 1)))
     stats = {}
     for row, (task, positions) in enumerate(sorted(per_task.items())):
         counts = Counter(positions)
         left = 0.0
         for k in range(width[task]):
             share = counts.get(k, 0) / len(positions)
-            ax.barh(row, share, left=left, color=plt.cm.tab10(k % 10), edgecolor="white")
+            ax.barh(row, share, left=left, color=colormaps["tab10"](k % 10), edgecolor="white")
             left += share
         stats[task] = choice_bias(positions, width[task])
     ax.set_yticks(range(len(per_task)), sorted(per_task))
@@ -111,11 +112,10 @@ def _yes_no(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _scenes_map(path: Path, scenes: list[dict[str, Any]]) -> Path | None:
-    plt = _pyplot()
     located = [s for s in scenes if s.get("center_latlon")]
     if not located:
         return None
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _subplots((6, 4))
     ax.scatter([s["center_latlon"][1] for s in located], [s["center_latlon"][0] for s in located], color="#c0392b")
     for s in located:
         lat, lon = s["center_latlon"]

@@ -95,7 +95,7 @@ def release_run(*, release_id: int, progress: Callable[[float], None] | None = N
     release = _claim(release_id)
     if release is None:
         return Release.objects.get(id=release_id)
-    records = [e.record for e in release.entries.order_by("uid")]
+    records = list(release.entries.order_by("uid").values_list("record", flat=True))
     prefix = f"releases/{release.version}"
 
     def report(fraction: float) -> None:

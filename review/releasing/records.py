@@ -33,6 +33,7 @@ class ReleaseInputs:
     not_ready: list[str] = field(default_factory=list)  # uids whose model view failed to render
     images: dict[int, str] = field(default_factory=dict)  # satellite image id -> storage name shown
     cut_from: dict[str, str] = field(default_factory=dict)  # uid -> video a segment the build cuts comes from
+    scene_of: dict[int, int] = field(default_factory=dict)  # item id -> scene id
 
 
 def _ext(name: str, default: str) -> str:
@@ -209,11 +210,13 @@ def release_inputs(items: QuerySet[Item]) -> ReleaseInputs:
             shown = _model_view_media(uid, view, out)
         out.records.append(item_record(row, scenes[row["scene_id"]], shown))
         out.item_ids.append(row["id"])
+        out.scene_of[row["id"]] = row["scene_id"]
     # Reviewers appear under a stable alias (in order of their first review), never by name.
     alias: dict[int, str] = {}
     reviews = (
         # the current revision's blind answers (earlier rounds answered other keys), gold checks included
-        Review.objects.filter(item_id__in=out.item_ids, revision=F("item__revision"))
+        # (a subquery of the items, not their ids: tens of thousands of parameters cost more than the query)
+        Review.objects.filter(item__in=items.values("id"), revision=F("item__revision"))
         .order_by("id")
         .values_list("item_id", "reviewer_id", "blind_answer")
     )

@@ -178,7 +178,7 @@ def release_create(
     frozen = Release.objects.filter(state=Release.State.FROZEN, project_id=project_id)
     parent = frozen.order_by("-frozen_at", "-id").first()
     rejections: dict[str, int] = {}
-    released_scenes = Item.objects.filter(id__in=inputs.item_ids).values("scene_id")
+    released_scenes = sorted({inputs.scene_of[i] for i in inputs.item_ids})
     for reasons in Review.objects.filter(item__scene__in=released_scenes).values_list("reasons", flat=True):
         for reason in reasons:
             rejections[reason] = rejections.get(reason, 0) + 1
