@@ -35,6 +35,13 @@ class PrivateS3Storage(S3Storage):
             HttpMethod=http_method,
         )
 
+    def copy_within(self, source: str, target: str) -> None:
+        """Copy a stored object to a new name on the server's side (CopyObject, multipart for large
+        objects through boto3's managed copy): its bytes never pass through this machine."""
+        key = self._normalize_name(clean_name(target))
+        copy_source = {"Bucket": self.bucket_name, "Key": self._normalize_name(clean_name(source))}
+        self.bucket.copy(copy_source, key)
+
     def _public_client(self) -> Any:
         """A client that only signs (it sends nothing), one per thread like the storage's own."""
         client = getattr(self._connections, "public_client", None)

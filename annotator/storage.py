@@ -86,6 +86,12 @@ def store_tree(folder: Path, prefix: str, *, on_progress: Callable[[float], None
     return len(files)
 
 
+def server_side_copy() -> Callable[[str, str], None] | None:
+    """`copy(source, target)` between two stored names when storage copies on its own side (S3's
+    CopyObject), else None: on a local disk a release hard-links instead (releasing/shelf.py)."""
+    return getattr(default_storage, "copy_within", None)
+
+
 def delete_tree_quietly(prefix: str) -> None:
     """Remove everything stored under `prefix` (a tile pyramid), best effort."""
     if not prefix:

@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from . import datasheet, drawing, splits
 from .formats import canonical, dumps, geo, tsv, variants, write_jsonl
-from .shelf import LocalSource, Shelf, relocate_media
+from .shelf import CopyLater, LocalSource, Shelf, relocate_media
 
 Progress = Callable[[float], None]
 OpenMedia = Callable[[str], IO[bytes]]
@@ -59,9 +59,12 @@ def _place_media(
     progress(0.3)
     # One order for all (the records' names), so the same bytes always land under the same name.
     names = sorted({*stored, *drawn})
+    # Videos and segments are the only stored media no format reads back (pictures go into the
+    # Parquet and the TSV), so only they may be left to the storage's own copy.
+    clips = {r["media"].get("video") for r in records}
     for n, name in enumerate(names, 1):
         if name in stored:
-            shelf.put_stored(name, stored[name])
+            shelf.put_stored(name, stored[name], embedded=name not in clips)
         else:
             shelf.put_local(name, work / name)
         if n % 500 == 0:
@@ -79,16 +82,22 @@ def write_release(
     meta: dict[str, Any],
     open_media: OpenMedia,
     local_source: LocalSource = lambda _name: None,
+    copy_later: CopyLater | None = None,
     progress: Progress = lambda _f: None,
 ) -> dict[str, Any]:
     """Write everything under `root` (which must be empty) and return the manifest (also written
     as manifest.json, the only file the manifest does not list). `local_source(name)`: a stored
-    file's path on this disk when it may be hard-linked into the release (else it is copied)."""
-    shelf = Shelf(root, open_media=open_media, local_source=local_source)
+    file's path on this disk when it may be hard-linked into the release (else it is copied).
+    `copy_later(name, path)`: where storage copies on its own side, the stored videos the release
+    holds at `path` but `root` does not; the caller copies them there after uploading `root`."""
+    shelf = Shelf(root, open_media=open_media, local_source=local_source, copy_later=copy_later)
     records = _place_media(root, sorted(records, key=lambda r: r["id"]), sources, shelf, progress)
 
     def read_media(path: str) -> bytes:
         """For formats that embed images (Parquet, TSV): the placed file."""
+        if path in shelf.elsewhere:  # the same bytes as a clip left to the storage's copy
+            with open_media(shelf.elsewhere[path]) as fh:
+                return fh.read()
         return (root / path).read_bytes()
 
     licenses = _licenses(sources.get("scenes", []))

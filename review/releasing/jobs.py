@@ -24,7 +24,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotator.processing.lease import heartbeat, lease_end, lease_live, private_tempdir
-from annotator.storage import delete_tree_quietly, store_tree
+from annotator.storage import delete_tree_quietly, server_side_copy, store_tree
 from review.models import Release
 
 from .build import write_release
@@ -111,6 +111,8 @@ def release_run(*, release_id: int, progress: Callable[[float], None] | None = N
         ):
             root = folder / "release"
             root.mkdir()
+            copy = server_side_copy()
+            later: dict[str, str] = {}  # path in the release -> stored name, copied by the storage
             manifest = write_release(
                 root,
                 version=release.version,
@@ -119,10 +121,14 @@ def release_run(*, release_id: int, progress: Callable[[float], None] | None = N
                 meta=meta,
                 open_media=lambda name: default_storage.open(name, "rb"),
                 local_source=stored_on_disk,
+                copy_later=(lambda name, path: later.__setitem__(path, name)) if copy else None,
                 progress=report,
             )
             delete_tree_quietly(prefix)  # whatever an earlier, failed attempt left
             store_tree(root, prefix)
+            for path, name in sorted(later.items()):
+                assert copy is not None  # only a storage that copies on its side is left files
+                copy(name, f"{prefix}/{path}")
         with transaction.atomic():
             frozen = _building(release_id).update(
                 state=Release.State.FROZEN,

@@ -4,8 +4,9 @@ sep="\\t")`, then `ImageBaseDataset`'s image map and `decode_base64_to_image`).
 Its contract, followed column by column:
 - `index`: a unique integer per row. We use the item's number (`skm-000123` -> 123), stable across
   releases; `id` carries the item id itself, so a prediction file that keeps it is scored by id.
-- `image`: base64 JPEG (VLMEvalKit decodes it with PIL and converts to RGB), or, for several images
-  (the marked satellite view first, then one image per lettered option), a Python list literal of
+- `image`: base64 JPEG (a stored RGB JPEG's own bytes, other pictures encoded at JPEG_QUALITY;
+  VLMEvalKit decodes it with PIL and converts to RGB), or, for several images (the marked
+  satellite view first, then one image per lettered option), a Python list literal of
   base64 strings, which its `toliststr` evaluates. A value of 64 characters or fewer is read as the
   `index` of another row holding the same image(s): we write that for rows repeating an earlier
   row's images, which keeps the file small when many items share one picture. A path would be
@@ -67,10 +68,14 @@ def item_index(uid: str) -> int:
 
 def jpeg_base64(data: bytes) -> str:
     """An image file's bytes as base64 JPEG, the way VLMEvalKit's encode_image_to_base64 makes them
-    (RGB, no resizing)."""
+    (RGB, no resizing). An RGB JPEG (every model view and option image) goes in as it is stored:
+    encoding it again would cost a decode and an encode per picture, lose quality a second time
+    and make it larger, for pixels VLMEvalKit decodes the same way."""
     from PIL import Image
 
-    with Image.open(io.BytesIO(data)) as image:
+    with Image.open(io.BytesIO(data)) as image:  # reads the header only
+        if image.format == "JPEG" and image.mode == "RGB":
+            return base64.b64encode(data).decode("ascii")
         rgb = image.convert("RGB")
     buffer = io.BytesIO()
     rgb.save(buffer, format="JPEG", quality=JPEG_QUALITY)

@@ -77,6 +77,33 @@ def test_a_release_is_uploaded_whole_and_downloads_from_the_bucket(
     assert refused.status_code == 403 and "Location" not in refused
 
 
+def test_the_video_is_copied_inside_the_bucket_not_uploaded_from_the_build(
+    approved: list[Item], admin: Any, s3: S3Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a build that records every object it uploads
+    uploaded: list[str] = []
+    save = PrivateS3Storage._save
+
+    def spy(self: PrivateS3Storage, name: str, content: Any) -> str:
+        uploaded.append(name)
+        return save(self, name, content)
+
+    monkeypatch.setattr(PrivateS3Storage, "_save", spy)
+
+    # when release 1.0 is built
+    release = release_build(version="1.0", user=admin)
+
+    # then the video is in the release under its content's name, byte for byte, but the build never
+    # uploaded it (the server copied it: CopyObject); every other file it did upload, once
+    video = approved[0].scene.video
+    shipped = f"releases/1.0/media/{video.sha256[:2]}/{video.sha256}.mp4"
+    assert release.state == "frozen", release.error
+    assert s3.read(shipped) == s3.read(video.file.name)
+    assert shipped not in uploaded
+    listed = {f"releases/1.0/{f['path']}" for f in release.manifest["files"]}
+    assert sorted(uploaded) == sorted(listed - {shipped} | {"releases/1.0/manifest.json"})
+
+
 def test_a_build_that_fails_mid_upload_leaves_nothing_in_the_bucket(
     approved: list[Item], admin: Any, s3: S3Bucket, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -135,3 +135,21 @@ def test_cells_a_spreadsheet_would_run_are_neutralised(built_release) -> None:
 )
 def test_neutralise(cell: str, out: str) -> None:
     assert tsv.neutralise(cell) == out
+
+
+def test_a_stored_rgb_jpeg_goes_in_as_it_is_and_other_pictures_are_encoded() -> None:
+    from PIL import Image
+
+    # given an RGB JPEG (as model views are stored) and a PNG with an alpha band
+    jpeg, png = io.BytesIO(), io.BytesIO()
+    Image.new("RGB", (24, 16), (10, 120, 200)).save(jpeg, format="JPEG", quality=80)
+    Image.new("RGBA", (24, 16), (10, 120, 200, 90)).save(png, format="PNG")
+
+    # when each is written into an image cell
+    from_jpeg, from_png = tsv.jpeg_base64(jpeg.getvalue()), tsv.jpeg_base64(png.getvalue())
+
+    # then the JPEG's own bytes are in the cell (not decoded and encoded again), and the PNG is an
+    # RGB JPEG of the same size
+    assert base64.b64decode(from_jpeg) == jpeg.getvalue()
+    decoded = decode_base64_to_image(from_png)
+    assert (decoded.format, decoded.mode, decoded.size) == ("JPEG", "RGB", (24, 16))
