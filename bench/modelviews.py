@@ -90,6 +90,12 @@ def _seed(n_items: int, n_images: int, size: str) -> tuple[Any, list[tuple[str, 
     width, height = (int(v) for v in size.split("x"))
     user = get_user_model().objects.create_user("bench-annotator")
     user.groups.add(Group.objects.get(name="annotator"))
+    try:  # since projects, an assignment counts only in a project the annotator is a member of
+        from annotator.models import ProjectMembership, project_default_id
+
+        ProjectMembership.objects.create(project_id=project_default_id(), user=user, role="annotator")
+    except ImportError:  # a tree from before projects
+        pass
     scenes = []
     for k in range(n_images):
         data = f"video {k}".encode() * 64

@@ -234,7 +234,7 @@ def _step_reads(s: Served, clients: int, n: int) -> None:
 
 
 def _step_review(s: Served, clients: int, n: int) -> None:
-    with Sampler(s):
+    with Sampler(s), _profiled(s, f"{s.backend}-review", clients):
         lat, _ = _load(_review, s.port, s.people["reviewers"], clients, n, 0)
     _record(s, f"{clients} cl", lat)
 

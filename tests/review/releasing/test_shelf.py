@@ -112,3 +112,30 @@ def test_a_source_on_another_file_system_is_copied(tmp_path: Path) -> None:
         assert (root / path).stat().st_ino != source.stat().st_ino
     finally:
         source.unlink()
+
+
+def test_clips_left_to_the_storage_copy_are_hashed_once_and_not_written(tmp_path: Path) -> None:
+    # given storage that copies on its own side: two stored clips with the same bytes, and a picture
+    blobs = {"v/one.mp4": b"same clip", "v/two.mp4": b"same clip", "p/view.jpg": b"a picture"}
+    root = tmp_path / "release"
+    root.mkdir()
+    later: list[tuple[str, str]] = []
+    shelf = Shelf(
+        root, open_media=lambda name: io.BytesIO(blobs[name]), copy_later=lambda name, path: later.append((name, path))
+    )
+
+    # when the clips are placed as not embedded, and the picture as a format embeds it
+    one = shelf.put_stored("media/videos/one.mp4", "v/one.mp4", embedded=False)
+    two = shelf.put_stored("media/videos/two.mp4", "v/two.mp4", embedded=False)
+    picture = shelf.put_stored("media/items/x/view.jpg", "p/view.jpg", embedded=True)
+
+    # then the clip is one file named by its content, left to the storage's copy once (not written
+    # here), and the picture is written here; the listing has both with their sha256 and size
+    sha = hashlib.sha256(b"same clip").hexdigest()
+    assert one == two == content_path(sha, "mp4")
+    assert later == [("v/one.mp4", one)] and shelf.elsewhere == {one: "v/one.mp4"}
+    assert [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()] == [picture]
+    assert {(p.path, p.sha256, p.size) for p in shelf.files()} == {
+        (one, sha, 9),
+        (picture, hashlib.sha256(b"a picture").hexdigest(), 9),
+    }
