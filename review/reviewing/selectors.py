@@ -21,13 +21,15 @@ _LIVE = Q(gold=False, item__state=Item.State.IN_REVIEW) | Q(gold=True, item__sta
 
 def review_queue(*, reviewer: Any) -> QuerySet[ReviewAssignment]:
     """The reviewer's open assignments on current revisions, oldest first (gold checks among
-    them, indistinguishable on the page), with each item, its scene and its marks."""
+    them, indistinguishable on the page), with each item and its scene. Neither the marks nor the
+    provenance are read: a queue is blind (question and options), and decoding every mark and
+    provenance of a page was most of its time under load (bench/scale.py --profile)."""
     mine = ReviewAssignment.objects.filter(reviewer=reviewer, done_at__isnull=True, revision=F("item__revision"))
     return (
         in_member_projects(user=reviewer, qs=mine, path="item__scene__project")
         .filter(_LIVE)
         .select_related("item__scene")
-        .prefetch_related("item__marks")
+        .defer("item__provenance")
         .order_by("id")
     )
 
@@ -42,13 +44,13 @@ def review_next(*, reviewer: Any, after_item_id: int | None = None) -> Item | No
 
 def review_assignment_get(*, reviewer: Any, item_id: int) -> ReviewAssignment:
     """The reviewer's assignment on the item's current revision; 404 when there is none (other
-    people's items, items not given to this reviewer, earlier rounds)."""
+    people's items, items not given to this reviewer, earlier rounds). The item's marks are not
+    read here: a blind step shows none, and the answered page reads them when it shows them."""
     mine = ReviewAssignment.objects.filter(reviewer=reviewer, item_id=item_id, revision=F("item__revision"))
     assignment = (
         in_member_projects(user=reviewer, qs=mine, path="item__scene__project")
         .exclude(item__author=reviewer)
         .select_related("item__scene__video")
-        .prefetch_related("item__marks")
         .first()
     )
     if assignment is None:
