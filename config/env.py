@@ -84,6 +84,13 @@ CVAA_SIGNIFICANCE: float = env.float("CVAA_SIGNIFICANCE", default=0.01)
 CVAA_TRAIN_MIN_CONFIDENCE: float = env.float("CVAA_TRAIN_MIN_CONFIDENCE", default=0.8)
 CVAA_CAMERA_HFOV_DEG: float = env.float("CVAA_CAMERA_HFOV_DEG", default=81.0)
 CVAA_CAMERA_PITCH_DEG: float = env.float("CVAA_CAMERA_PITCH_DEG", default=-90.0)
+# Keyframe placements: the confidence under which the workspace draws no footprint, and the errors
+# assumed for a telemetry footprint (GPS position in metres; the footprint's relative size error from
+# the assumed camera and the height above take-off taken over flat ground; the heading in degrees).
+PLACEMENT_MIN_CONFIDENCE: float = env.float("PLACEMENT_MIN_CONFIDENCE", default=0.5)
+PLACEMENT_GPS_ERROR_M: float = env.float("PLACEMENT_GPS_ERROR_M", default=3.0)
+PLACEMENT_TELEMETRY_SCALE_ERROR: float = env.float("PLACEMENT_TELEMETRY_SCALE_ERROR", default=0.1)
+PLACEMENT_HEADING_ERROR_DEG: float = env.float("PLACEMENT_HEADING_ERROR_DEG", default=3.0)
 MAX_UPLOAD_MB: int = env.int("MAX_UPLOAD_MB", default=2048)
 MAX_JSON_KB: int = env.int("MAX_JSON_KB", default=2048)
 LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO")

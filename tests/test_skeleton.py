@@ -141,10 +141,12 @@ def test_import_process_annotate_review_release_score(worker, testdata: Path, tm
     # 2. process: the worker probes, extracts keyframes at 1 fps, builds the filmstrip, checks
     # whether a proxy is needed, looks for telemetry, renders and tiles the image, traces where it has data
     jobs = _wait_for_jobs(annotator, scene["id"])
-    # (the CVAA previews, routed to the `gpu` queue, run too and wait for a model)
+    # (the CVAA previews, routed to the `gpu` queue, run too and wait for a model; the placements run
+    # once their inputs are done)
     assert [(j["kind"], j["state"], j["progress"]) for j in jobs] == [
         *((kind, "succeeded", 100) for kind in ("probe", "keyframes", "filmstrip", "proxy", "telemetry")),
         ("cvaa", "skipped", 0),
+        ("placements", "succeeded", 100),
         *((kind, "succeeded", 100) for kind in ("render", "georeference", "tiles", "valid_area")),
     ], jobs
     video = annotator.get(f"/api/scenes/{scene['id']}/").json()["video"]

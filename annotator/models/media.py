@@ -171,7 +171,7 @@ class TelemetrySample(models.Model):
 
 
 # Scene jobs (the video, and what is computed per keyframe) and satellite image jobs.
-VIDEO_JOB_KINDS = ["probe", "keyframes", "filmstrip", "proxy", "telemetry", "cvaa"]
+VIDEO_JOB_KINDS = ["probe", "keyframes", "filmstrip", "proxy", "telemetry", "cvaa", "placements"]
 IMAGE_JOB_KINDS = ["render", "georeference", "tiles", "valid_area"]
 
 
@@ -187,6 +187,7 @@ class MediaJob(models.Model):
         TILES = "tiles", "Tile pyramid"
         VALID_AREA = "valid_area", "Valid-data area"
         CVAA = "cvaa", "Retrieval previews (CVAA)"
+        PLACEMENTS = "placements", "Keyframe placements"
 
     class State(models.TextChoices):
         PENDING = "pending"

@@ -10,7 +10,7 @@ from django.db.models import Q
 from annotator.models import MediaJob, SatelliteImage, Scene
 from annotator.models.media import IMAGE_JOB_KINDS, VIDEO_JOB_KINDS
 
-from .jobs import Step, media_job_run
+from .jobs import Step, media_job_reset, media_job_run
 from .steps import cvaa, image, video
 
 K = MediaJob.Kind
@@ -25,21 +25,33 @@ STEPS: dict[str, Step] = {
     K.TILES: image.tiles_step,
     K.VALID_AREA: image.valid_area_step,
     K.CVAA: cvaa.previews_step,
+    K.PLACEMENTS: cvaa.placements_step,
 }
 # Jobs that start once a job succeeds (the rest start right away). Previews need the keyframes and
-# the satellite image's original file, which exists from the import on (not its rendering).
+# the satellite image's original file, which exists from the import on (not its rendering). Placements
+# read the keyframes, the telemetry, the previews (learned fallback) and each image's georeference
+# (IMAGE_NEXT: a scene job that follows an image job of one of its images).
 NEXT: dict[str, list[str]] = {
     K.PROBE: [K.KEYFRAMES, K.PROXY, K.TELEMETRY],
-    K.KEYFRAMES: [K.FILMSTRIP, K.CVAA],
+    K.KEYFRAMES: [K.FILMSTRIP, K.CVAA, K.PLACEMENTS],
+    K.TELEMETRY: [K.PLACEMENTS],
+    K.CVAA: [K.PLACEMENTS],
     K.RENDER: [K.TILES],
 }
+IMAGE_NEXT: dict[str, list[str]] = {K.GEOREFERENCE: [K.PLACEMENTS]}
+# Kinds with several inputs: such a job waits (stays `pending`, jobs.JobWaiting) while any input is
+# still to run, and is made runnable again, even after it succeeded, whenever an input ends in any
+# state (a skipped or failed input is final too), so the last input to finish starts it with
+# everything there is. (Two workers finishing two inputs at once may run it twice; the second run
+# replaces the first's rows.)
+REDO = {K.PLACEMENTS}
 # Kinds whose work belongs on a GPU worker (tasks.py sends them with the task routed to `gpu`).
 GPU_KINDS = {K.CVAA}
 FIRST = [kind for kind in STEPS if all(kind not in after for after in NEXT.values())]
 
 
 def _depth(kind: str) -> int:
-    parents = [k for k, after in NEXT.items() if kind in after]
+    parents = [k for k, after in (NEXT | IMAGE_NEXT).items() if kind in after]
     return 1 + max((_depth(p) for p in parents), default=-1)
 
 
@@ -73,14 +85,41 @@ def jobs_first(jobs: list[MediaJob]) -> list[MediaJob]:
 
 
 def job_followers(job: MediaJob) -> list[MediaJob]:
-    target = {"scene_id": job.scene_id} if job.scene_id else {"satellite_image_id": job.satellite_image_id}
-    return list(MediaJob.objects.filter(kind__in=NEXT.get(job.kind, []), **target).order_by("id"))
+    if job.scene_id:
+        return list(MediaJob.objects.filter(kind__in=NEXT.get(job.kind, []), scene_id=job.scene_id).order_by("id"))
+    own = MediaJob.objects.filter(kind__in=NEXT.get(job.kind, []), satellite_image_id=job.satellite_image_id)
+    scenes = MediaJob.objects.filter(
+        kind__in=IMAGE_NEXT.get(job.kind, []), scene__satellite_images=job.satellite_image_id
+    )
+    return list((own | scenes).distinct().order_by("id"))
+
+
+def job_inputs_pending(job: MediaJob) -> list[str]:
+    """The kinds of a REDO job's inputs still to run (pending, or running): what it waits for."""
+    scene_kinds = [k for k, after in NEXT.items() if job.kind in after]
+    image_kinds = [k for k, after in IMAGE_NEXT.items() if job.kind in after]
+    waiting = MediaJob.objects.filter(state__in=[MediaJob.State.PENDING, MediaJob.State.RUNNING]).filter(
+        Q(scene_id=job.scene_id, kind__in=scene_kinds) | Q(satellite_image__scenes=job.scene_id, kind__in=image_kinds)
+    )
+    return sorted(set(waiting.values_list("kind", flat=True)))
+
+
+def _redo(followers: list[MediaJob]) -> list[MediaJob]:
+    """Followers to send: a REDO one is made runnable again whatever it ended in (its input changed)."""
+    for job in followers:
+        if job.kind in REDO:
+            media_job_reset(job_id=job.id)
+    return followers
 
 
 def job_run(*, job_id: int) -> list[MediaJob]:
     """Run one job's step (see jobs.media_job_run for claiming and failures). Returns the jobs
-    that may start now: its followers when it succeeded, none otherwise."""
+    that may start now: its followers when it succeeded; when this run ended it skipped or failed,
+    only its REDO followers (they take a finished input as it is)."""
     job = MediaJob.objects.get(id=job_id)
-    if not media_job_run(job_id=job_id, step=STEPS[job.kind]):
-        return []
-    return job_followers(job)
+    if media_job_run(job_id=job_id, step=STEPS[job.kind]):
+        return _redo(job_followers(job))
+    state, attempts = MediaJob.objects.filter(id=job_id).values_list("state", "attempts").get()
+    if attempts > job.attempts and state in (MediaJob.State.SKIPPED, MediaJob.State.FAILED):
+        return _redo([f for f in job_followers(job) if f.kind in REDO])
+    return []

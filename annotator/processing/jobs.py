@@ -2,8 +2,8 @@
 
 A step is a function (job, report_progress) -> str | None (a short finding shown to people, e.g.
 "proxy not needed") that raises media_tools.MediaError for bad media (a permanent failure with a
-reason), JobSkipped when it has nothing to work with yet (no model for previews), and cleans up its
-own partial files.
+reason), JobSkipped when it has nothing to work with yet (no model for previews), JobWaiting while a
+job it reads from has still to run, and cleans up its own partial files.
 """
 
 from __future__ import annotations
@@ -43,11 +43,17 @@ JOB_TIME_LIMITS: dict[str, int] = {
     "tiles": 3600,
     "valid_area": 600,
     "cvaa": 1800,
+    "placements": 3600,
 }
 
 
 class TransientJobError(Exception):
     """Worth retrying (storage or database hiccup); the task retries with backoff."""
+
+
+class JobWaiting(Exception):  # noqa: N818 - the name reads as what happened
+    """Another job this one reads from has still to run; the job goes back to `pending` with the message
+    (never a finished state, so nobody takes it for done) and the graph sends it again when that job ends."""
 
 
 class JobSkipped(Exception):  # noqa: N818 - the name reads as what happened
@@ -147,6 +153,9 @@ def media_job_run(*, job_id: int, step: Step) -> bool:
             detail = step(job, _progress_reporter(job_id, attempt))
     except JobSkipped as exc:
         _finish(job_id, attempt, state=MediaJob.State.SKIPPED, detail=str(exc))
+        return False
+    except JobWaiting as exc:
+        _finish(job_id, attempt, state=MediaJob.State.PENDING, detail=str(exc))
         return False
     except media_tools.MediaError as exc:
         _finish(job_id, attempt, state=MediaJob.State.FAILED, error=str(exc))

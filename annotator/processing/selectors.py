@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 
 from annotator.access.scopes import scenes_visible
-from annotator.models import Keyframe, MediaJob, Scene, TelemetryTrack
+from annotator.models import Keyframe, MediaJob, Scene, TelemetrySample, TelemetryTrack
 
 
 def jobs_for_scene(*, scene: Scene) -> list[MediaJob]:
@@ -38,3 +38,30 @@ def jobs_visible(*, user: Any) -> QuerySet[MediaJob]:
     """Jobs of the scenes the user may see: a scene's own, and those of its images."""
     scenes = scenes_visible(user=user, qs=Scene.objects.all()).values("id")
     return MediaJob.objects.filter(Q(scene__in=scenes) | Q(satellite_image__scenes__in=scenes)).distinct()
+
+
+# The fields a telemetry footprint needs, as the admin names their columns at import.
+_FOOTPRINT_FIELDS = (("height_m", "height above take-off"), ("heading_deg", "heading"))
+
+
+def telemetry_warning(*, scene: Scene) -> str:
+    """Why the scene's telemetry places no keyframe, naming the missing field; "" when it can (or the
+    telemetry job has not finished yet). One or two queries."""
+    job = MediaJob.objects.filter(scene=scene, kind=MediaJob.Kind.TELEMETRY).values_list("state", flat=True).first()
+    if job != MediaJob.State.SUCCEEDED:
+        return ""
+    samples = TelemetrySample.objects.filter(track__scene=scene).aggregate(
+        n=Count("id"), **{name: Count("id", filter=Q(**{f"{name}__isnull": False})) for name, _ in _FOOTPRINT_FIELDS}
+    )
+    if not samples["n"]:
+        return (
+            "No usable telemetry: the video has no GPMF track and no flight log was uploaded, so no keyframe "
+            "gets a telemetry footprint."
+        )
+    missing = [f"{words} ({name})" for name, words in _FOOTPRINT_FIELDS if not samples[name]]
+    if missing:
+        return (
+            f"No usable telemetry: none of the {samples['n']} samples has a {' or a '.join(missing)}, so no "
+            "keyframe gets a telemetry footprint; import the flight log again naming that column."
+        )
+    return ""

@@ -1,4 +1,5 @@
-"""CVAA retrieval previews (annotator.processing.cvaa): cache, device, display threshold, camera."""
+"""CVAA retrieval previews and keyframe placements (annotator.processing.cvaa): cache, device, display
+thresholds, camera, the errors a telemetry footprint is given."""
 
 from config import env
 
@@ -20,3 +21,10 @@ SKYMARK_CVAA_CAMERA_HFOV_DEG = env.CVAA_CAMERA_HFOV_DEG
 SKYMARK_CVAA_CAMERA_PITCH_DEG = env.CVAA_CAMERA_PITCH_DEG
 # Uploaded checkpoint files larger than this are refused before reading.
 SKYMARK_CVAA_MAX_CHECKPOINT_BYTES = 512 * 1024 * 1024
+# Keyframe placements (annotator.processing.cvaa.placements): the workspace draws no footprint whose
+# confidence is below this (it says "not placed (low confidence)"), and a placement below it is trusted
+# after every placement that reaches it whatever their sources.
+SKYMARK_PLACEMENT_MIN_CONFIDENCE = env.PLACEMENT_MIN_CONFIDENCE
+SKYMARK_PLACEMENT_GPS_ERROR_M = env.PLACEMENT_GPS_ERROR_M
+SKYMARK_PLACEMENT_TELEMETRY_SCALE_ERROR = env.PLACEMENT_TELEMETRY_SCALE_ERROR
+SKYMARK_PLACEMENT_HEADING_ERROR_DEG = env.PLACEMENT_HEADING_ERROR_DEG

@@ -1,6 +1,6 @@
 """The CVAA overlay while scrubbing: the retriever's box for the keyframe at the cursor, labelled with
-its calibrated probability and hidden when not significant or not confident enough, beside the footprint
-from the best known source."""
+its calibrated probability and hidden when not significant or not confident enough, beside the keyframe's
+stored placement from its best source."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from annotator.models import CvaaPreview, Scene
+from annotator.models import CvaaPreview, KeyframePlacement, Scene
 from tests.e2e.workspace_helpers import _flat, _open, _seek
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -50,24 +50,29 @@ def test_the_box_and_the_footprint_follow_the_cursor_with_their_sources(  # type
     page = login("ann")
     _open(page, scene.id)
 
-    # at 0 s: the box (labelled with its calibrated probability) and the frame's known footprint (the whole map, since
-    # the map is this very frame), labelled with its source
+    placed = {p.keyframe.time_s: p for p in KeyframePlacement.objects.select_related("keyframe")}
+
+    # at 0 s: the box (labelled with its calibrated probability) and the frame's placement (the whole
+    # map, since the map is this very frame), labelled with its source and its error
     _seek(page, 0.0)
     box, footprint = _overlay(page, "cvaa"), _overlay(page, "footprint")
     assert _flat(box["quad"]) == pytest.approx(_flat(previews[0.0].quads[0]), abs=0.01)
     assert box["label"] == "CVAA p 0.90"
-    assert footprint["label"] == "same frame as the image" and footprint["source"] == "same_frame"
+    assert footprint["label"] == "same frame exact · 1.00" and footprint["source"] == "same_frame"
     assert _flat(footprint["quad"]) == pytest.approx([0, 0, 1920, 0, 1920, 1080, 0, 1080])
     assert "CVAA boxes for 10/10 keyframes" in page.inner_text("#cvaa-status")
     screenshot(page, "cvaa-at-0s")
 
-    # at 1.2 s: keyframe 1's box; no footprint is known for it, so the box is the only overlay
+    # at 1.2 s: keyframe 1's box, and its placement by matching the frame on the map
     _seek(page, 1.2)
     assert _flat(_overlay(page, "cvaa")["quad"]) == pytest.approx(_flat(previews[1.0].quads[0]), abs=0.01)
-    assert _overlay(page, "footprint") is None
+    footprint = _overlay(page, "footprint")
+    assert footprint["source"] == placed[1.0].source and footprint["source"] in ("matching", "chaining")
+    assert _flat(footprint["quad"]) == pytest.approx(_flat(placed[1.0].quad), abs=0.01)
     screenshot(page, "cvaa-at-1s")
 
-    # at 2 s: a box too unlikely to hit draws nothing
+    # at 2 s: a box too unlikely to hit draws nothing; the placement stays
     _seek(page, 2.0)
-    assert _overlay(page, "cvaa") is None and _overlay(page, "footprint") is None
+    assert _overlay(page, "cvaa") is None
+    assert _flat(_overlay(page, "footprint")["quad"]) == pytest.approx(_flat(placed[2.0].quad), abs=0.01)
     assert page.js_errors == []

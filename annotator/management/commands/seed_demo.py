@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
 from annotator.access.roles import ADJUDICATOR, ADMIN, ANNOTATOR, REVIEWER
-from annotator.models import ProjectMembership, project_default_id
+from annotator.models import ProjectMembership, Scene, project_default_id
 
 DEMO_USERS = [
     ("admin", ADMIN),
@@ -45,6 +45,7 @@ class Command(BaseCommand):
             user.save()
             user.groups.set([Group.objects.get(name=role)])
             ProjectMembership.objects.get_or_create(project_id=project_default_id(), user=user, role=role)
+        existing = list(Scene.objects.filter(name__in=self._names(opts["manifest"])))
         call_command(
             "import_scenes",
             str(opts["manifest"]),
@@ -54,9 +55,31 @@ class Command(BaseCommand):
             stdout=self.stdout,
             stderr=self.stderr,
         )
+        self._new_kinds(existing)
         self.stdout.write(self.style.SUCCESS("\nDemo users (role: username / password):"))
         for username, role in DEMO_USERS:
             self.stdout.write(f"  {role:<10} {username:<11} / {passwords[username]}")
+
+    def _names(self, manifest: Path) -> list[str]:
+        from annotator.intake.manifest import read_manifest
+
+        return [row.spec.name.strip() for row in read_manifest(manifest) if row.spec is not None]
+
+    def _new_kinds(self, scenes: list[Scene]) -> None:
+        """Demo scenes seeded by an earlier release lack the job kinds added since (the placements):
+        the graph creates them, and those that never ran are sent (the rest follow their inputs)."""
+        if not scenes:
+            return
+        from annotator.models import MediaJob
+        from annotator.processing import graph
+        from annotator.processing.tasks import enqueue_jobs
+
+        jobs = graph.jobs_for_scenes(scenes=scenes)
+        fresh = [j for j in jobs if j.state == MediaJob.State.PENDING and j.attempts == 0]
+        if fresh:
+            enqueue_jobs(jobs=fresh)
+            kinds = ", ".join(sorted({j.kind for j in fresh}))
+            self.stdout.write(f"queued {len(fresh)} job(s) the demo scenes lacked ({kinds})")
 
     def _passwords(self, path: Path) -> dict[str, str]:
         """Random per install, kept in a file next to the media folder so a restart keeps them."""

@@ -25,16 +25,24 @@ from .training import PRESETS
 class SceneCvaaApi(APIView):
     class InputSerializer(serializers.Serializer):
         t = serializers.FloatField(min_value=0, help_text="video time in seconds")
+        image = serializers.IntegerField(
+            required=False, min_value=1, max_value=INT64_MAX, help_text="one of the scene's satellite images"
+        )
 
-    @extend_schema(parameters=[OpenApiParameter("t", float, required=True)], responses=dict)
+    @extend_schema(
+        parameters=[OpenApiParameter("t", float, required=True), OpenApiParameter("image", int)], responses=dict
+    )
     def get(self, request: Request, scene_id: int) -> Response:
         """The CVAA boxes of the keyframe nearest `t` (best first, with scores and whether the score
-        reaches the display threshold) and that frame's footprint from the best source the scene has
-        (homography, telemetry, else the CVAA box itself), each labelled with its source."""
+        reaches the display threshold) and that keyframe's placement on the image (`?image=ID`, the first
+        by default): its footprint quad from the most trusted source, labelled with the source, its
+        confidence, its expected corner error in pixels and metres, and whether it is shown."""
         scene = scene_get_visible(user=request.user, scene_id=scene_id, qs=Scene.objects.select_related("video"))
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
-        return Response(selectors.cvaa_at(scene=scene, t=data.validated_data["t"]))
+        return Response(
+            selectors.cvaa_at(scene=scene, t=data.validated_data["t"], image_id=data.validated_data.get("image"))
+        )
 
 
 class SceneCvaaPreviewsApi(APIView):

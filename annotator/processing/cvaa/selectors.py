@@ -1,6 +1,7 @@
-"""Reads for the CVAA endpoints: per keyframe, the retriever's boxes (active model only) and the footprint
-from the best source the scene has, each labelled with its source. The caller passes a scene it got
-through annotator.access.scopes, so what is out of the user's scope never reaches here."""
+"""Reads for the CVAA endpoints: per keyframe, the retriever's boxes (active model only) and its stored
+placement (KeyframePlacement: the footprint from the most trusted source, with its confidence and
+uncertainty), each labelled with its source. The caller passes a scene it got through
+annotator.access.scopes, so what is out of the user's scope never reaches here."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from django.db.models import F
 from django.db.models.functions import Abs
 from django.http import Http404
 
-from annotator.models import CvaaCheckpoint, CvaaPreview, Keyframe, MediaJob, SatelliteImage, Scene
+from annotator.models import CvaaCheckpoint, CvaaPreview, Keyframe, KeyframePlacement, MediaJob, SatelliteImage, Scene
 
 from .checkpoints import NO_MODEL, checkpoint_active
-from .footprints import SOURCE_LABELS, Footprint, scene_footprints
+from .footprints import SOURCE_LABELS
 
 
 def _checkpoint(checkpoint: CvaaCheckpoint | None) -> dict[str, Any] | None:
@@ -23,11 +24,19 @@ def _checkpoint(checkpoint: CvaaCheckpoint | None) -> dict[str, Any] | None:
     return {"id": checkpoint.id, "sha256": checkpoint.sha256, "origin": checkpoint.origin}
 
 
-def _job(scene: Scene, checkpoint: CvaaCheckpoint | None) -> dict[str, Any]:
-    job = MediaJob.objects.filter(scene=scene, kind=MediaJob.Kind.CVAA).first()
-    if job is None:
-        return {"state": None, "detail": NO_MODEL if checkpoint is None else "", "error": ""}
-    return {"state": job.state, "detail": job.detail, "error": job.error}
+def _jobs(scene: Scene, checkpoint: CvaaCheckpoint | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The scene's previews job and placements job, as the page reports them (one query)."""
+    kinds = [MediaJob.Kind.CVAA, MediaJob.Kind.PLACEMENTS]
+    jobs = {j.kind: j for j in MediaJob.objects.filter(scene=scene, kind__in=kinds)}
+    out = []
+    for kind in kinds:
+        job = jobs.get(kind)
+        if job is None:
+            no_model = kind == MediaJob.Kind.CVAA and checkpoint is None
+            out.append({"state": None, "detail": NO_MODEL if no_model else "", "error": ""})
+        else:
+            out.append({"state": job.state, "detail": job.detail, "error": job.error})
+    return out[0], out[1]
 
 
 def box_shown(preview: CvaaPreview) -> bool:
@@ -57,14 +66,22 @@ def _cvaa(preview: CvaaPreview | None) -> dict[str, Any] | None:
     }
 
 
-def _footprint(known: Footprint | None, cvaa: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The best source: a known footprint, else the retriever's own best box (labelled as such)."""
-    if known is not None:
-        return {"source": known.source, "label": known.label, "quad": known.quad}
-    if cvaa is not None:
-        return {"source": "cvaa", "label": cvaa["label"], "quad": cvaa["quad"], "score": cvaa["score"],
-                "confidence": cvaa["confidence"], "shown": cvaa["shown"]}  # fmt: skip
-    return None
+def _footprint(row: KeyframePlacement | None) -> dict[str, Any] | None:
+    """The keyframe's stored placement: its quad, source, confidence and expected corner error, and
+    whether its confidence reaches the display threshold (the workspace draws no box below it)."""
+    if row is None:
+        return None
+    return {
+        "source": row.source,
+        "label": KeyframePlacement.Source(row.source).label,
+        "quad": row.quad,
+        "confidence": row.confidence,
+        "uncertainty_px": row.uncertainty_px,
+        "uncertainty_m": row.uncertainty_m,
+        "shown": row.confidence >= settings.SKYMARK_PLACEMENT_MIN_CONFIDENCE,
+        "chained_from": (row.details or {}).get("from"),
+        "drift": (row.details or {}).get("drift"),
+    }
 
 
 def _frames(
@@ -76,14 +93,19 @@ def _frames(
             satellite_image=image, checkpoint=checkpoint, keyframe_id__in=[k.id for k in keyframes]
         )
         previews = {p.keyframe_id: p for p in rows}
-    known = scene_footprints(scene=scene, image=image, keyframes=keyframes) if image is not None else {}
-    out = []
-    for kf in keyframes:
-        cvaa = _cvaa(previews.get(kf.id))
-        out.append(
-            {"index": kf.index, "time_s": kf.time_s, "cvaa": cvaa, "footprint": _footprint(known.get(kf.index), cvaa)}
-        )
-    return out
+    placed: dict[int, KeyframePlacement] = {}
+    if image is not None and keyframes:
+        found = KeyframePlacement.objects.filter(satellite_image=image, keyframe_id__in=[k.id for k in keyframes])
+        placed = {p.keyframe_id: p for p in found}
+    return [
+        {
+            "index": kf.index,
+            "time_s": kf.time_s,
+            "cvaa": _cvaa(previews.get(kf.id)),
+            "footprint": _footprint(placed.get(kf.id)),
+        }
+        for kf in keyframes
+    ]
 
 
 def _head(
@@ -96,6 +118,7 @@ def _head(
     if image is None and image_id is not None:
         raise Http404("this scene has no such satellite image")
     checkpoint = checkpoint_active()
+    job, placements_job = _jobs(scene, checkpoint)
     return (
         image,
         checkpoint,
@@ -105,13 +128,15 @@ def _head(
             "min_confidence": settings.SKYMARK_CVAA_MIN_CONFIDENCE,
             "significance": settings.SKYMARK_CVAA_SIGNIFICANCE,
             "calibrated": bool(checkpoint and (checkpoint.metrics or {}).get("calibration")),
-            "job": _job(scene, checkpoint),
+            "placement_min_confidence": settings.SKYMARK_PLACEMENT_MIN_CONFIDENCE,
+            "job": job,
+            "placements_job": placements_job,
         },
     )
 
 
 def cvaa_previews_for_scene(*, scene: Scene, image_id: int | None = None) -> dict[str, Any]:
-    """Every keyframe of the scene with its CVAA boxes and best footprint on one of its images (the
+    """Every keyframe of the scene with its CVAA boxes and its placement on one of its images (the
     first unless `image_id` names another; the workspace fetches once per image it shows). Http404
     when the scene has no such image."""
     image, checkpoint, head = _head(scene, image_id)
@@ -119,9 +144,11 @@ def cvaa_previews_for_scene(*, scene: Scene, image_id: int | None = None) -> dic
     return {**head, "frames": _frames(scene, image, checkpoint, keyframes)}
 
 
-def cvaa_at(*, scene: Scene, t: float) -> dict[str, Any]:
-    """The keyframe nearest video time `t` (the earlier one on a tie) with its boxes and best footprint."""
-    image, checkpoint, head = _head(scene)
+def cvaa_at(*, scene: Scene, t: float, image_id: int | None = None) -> dict[str, Any]:
+    """The keyframe nearest video time `t` (the earlier one on a tie) with its boxes and its placement on
+    one of the scene's images (the first unless `image_id` names another). Http404 when the scene has
+    no such image."""
+    image, checkpoint, head = _head(scene, image_id)
     nearest = (
         Keyframe.objects.filter(video_id=scene.video_id)
         .annotate(gap=Abs(F("time_s") - t))

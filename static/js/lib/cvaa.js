@@ -1,9 +1,12 @@
 // @ts-check
 /* CVAA retrieval previews, pure logic: which keyframe's preview belongs to a video time, whether its
- * box is confident enough to show, and what the map draws (the predicted box and the footprint from
- * the best source, each with its label). The data is GET api-scene-cvaa-previews. */
+ * box is confident enough to show, and what the map draws (the predicted box and the keyframe's stored
+ * placement, each with its label). The data is GET api-scene-cvaa-previews. */
+
+import { placementView } from "./placement.js";
 
 /** @typedef {import("./types.js").XY} XY */
+/** @typedef {import("./placement.js").Placement} Placement */
 
 /**
  * The retriever's answer for one keyframe: best box first.
@@ -16,12 +19,7 @@
  * @property {string} [label]
  */
 
-/**
- * Where a keyframe looks, from its best source ("homography", "same_frame", "telemetry" or "cvaa").
- * @typedef {{source: string, label: string, quad: XY[], score?: number}} Footprint
- */
-
-/** @typedef {{index: number, time_s: number, cvaa: CvaaBox|null, footprint: Footprint|null}} CvaaFrame */
+/** @typedef {{index: number, time_s: number, cvaa: CvaaBox|null, footprint: Placement|null}} CvaaFrame */
 
 /** @typedef {{quad: XY[], label: string, source: string}} Overlay */
 
@@ -56,18 +54,18 @@ export function boxLabel(cvaa) {
     ? `CVAA p ${cvaa.confidence.toFixed(2)}` : "CVAA (uncalibrated)";
 }
 
-/** What the map shows at time t: the predicted box (null unless shown) and the footprint from the
- * best known source. When the best source is the retriever itself, the footprint is that box: it is
- * drawn once, as the box, and hidden with it.
- * @param {CvaaFrame[]|null|undefined} frames @param {number} t
- * @returns {{box: Overlay|null, footprint: Overlay|null}} */
-export function overlaysAt(frames, t) {
+/** What the map shows at time t: the predicted box (null unless the server shows it), the keyframe's
+ * placement (null below minConfidence: no box is drawn then) and the line said about the placement. A
+ * learned placement is the retriever's own window: while the box is drawn it is not drawn a second time.
+ * @param {CvaaFrame[]|null|undefined} frames @param {number} t @param {number} minConfidence
+ * @returns {{box: Overlay|null, footprint: Overlay|null, note: string}} */
+export function overlaysAt(frames, t, minConfidence) {
   const frame = frameAt(frames, t);
-  if (!frame) return { box: null, footprint: null };
+  if (!frame) return { box: null, footprint: null, note: "" };
   const box = frame.cvaa && isShown(frame.cvaa)
     ? { quad: frame.cvaa.quad, label: boxLabel(frame.cvaa), source: "cvaa" }
     : null;
-  const fp = frame.footprint;
-  const footprint = fp && fp.source !== "cvaa" ? { quad: fp.quad, label: fp.label, source: fp.source } : null;
-  return { box, footprint };
+  const shown = placementView(frame.footprint, true, minConfidence);
+  const footprint = shown.overlay && !(box && shown.overlay.source === "learned") ? shown.overlay : null;
+  return { box, footprint, note: shown.note };
 }

@@ -25,6 +25,7 @@ import * as S from "./map_style.js";
  * @property {any} [georef] the browser georeference (json_script "georef-data"), or null
  * @property {(mark: Mark) => boolean} isCurrent whether a mark's time anchor contains the cursor
  * @property {(id: number|null) => void} [onSelect] a click selected a mark (or nothing)
+ * @property {(note: string) => void} [onPlacement] the line about the cursor's keyframe placement changed
  */
 
 const flip = (/** @type {XY[]} */ pts, /** @type {number} */ h) => pts.map(([x, y]) => [x, h - y]);
@@ -37,6 +38,9 @@ export class MapView {
     this.h = opts.height;
     this.isCurrent = opts.isCurrent;
     this.onSelect = opts.onSelect || (() => {});
+    this.onPlacement = opts.onPlacement || (() => {});
+    /** What is said about the cursor keyframe's placement ("not placed (low confidence)", its label). */
+    this.placementNote = "";
     /** @type {number|null} */
     this.selectedId = null;
     this.tool = "none";
@@ -60,6 +64,7 @@ export class MapView {
     /** CVAA previews per keyframe (GET api-scene-cvaa-previews), or null.
      * @type {import("../lib/cvaa.js").CvaaFrame[]|null} */
     this.cvaaFrames = null;
+    this.placementMinConfidence = 0;
     this.cvaaLayer = new ol.layer.Vector({ source: this.cvaa, style: S.cvaa });
     this.marksLayer = new ol.layer.Vector({ source: this.marks, style: (f) => S.mark(this, f) });
     this.dotsLayer = new ol.layer.Vector({ source: this.dots, style: (f) => S.dot(this, f) });
@@ -327,18 +332,24 @@ export class MapView {
   }
 
   // ---- CVAA retrieval preview ------------------------------------------------------------
-  /** Previews from the API (frames in time order, API pixels, each box with the server's "shown");
-   *  null or an empty list draws nothing. @param {any} frames */
-  setCvaa(frames) {
+  /** Previews and placements from the API (frames in time order, API pixels, each box with the
+   *  server's "shown") and the confidence under which a placement is not drawn; null or an empty list
+   *  draws nothing. @param {any} frames @param {number} minConfidence */
+  setCvaa(frames, minConfidence) {
     this.cvaaFrames = Array.isArray(frames) && frames.length ? frames : null;
+    this.placementMinConfidence = minConfidence;
     this.drawCvaaBox(this.time);
   }
 
-  /** Draw the keyframe's predicted box and its footprint from the best source for time t. */
+  /** Draw the keyframe's predicted box and its placement for time t, and say where it is placed. */
   drawCvaaBox(t) {
-    const shown = overlaysAt(this.cvaaFrames, t);
+    const shown = overlaysAt(this.cvaaFrames, t, this.placementMinConfidence);
     this.drawOverlay("cvaa", shown.box);
     this.drawOverlay("footprint", shown.footprint);
+    if (shown.note !== this.placementNote) {
+      this.placementNote = shown.note;
+      this.onPlacement(shown.note);
+    }
   }
 
   /** One labelled quadrilateral of the CVAA layer (removed when `overlay` is null).

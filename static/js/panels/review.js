@@ -49,12 +49,13 @@ function itemBanner(id, item) {
 function cvaaStatus(data) {
   const frames = /** @type {any[]} */ (data.frames || []);
   const boxes = frames.filter((f) => f.cvaa).length;
-  const known = frames.filter((f) => f.footprint && f.footprint.source !== "cvaa").length;
+  const placed = frames.filter((f) => f.footprint).length;
   const parts = [];
   if (boxes) parts.push(`CVAA boxes for ${boxes}/${frames.length} keyframes (shown when significant at ${data.significance}${data.calibrated ? ` and p(hit) ≥ ${Number(data.min_confidence).toFixed(2)}` : ", uncalibrated model"})`);
   else if (!data.checkpoint) parts.push("CVAA: no model yet");
   else parts.push("CVAA: previews " + (data.job && data.job.state ? data.job.state : "not computed"));
-  if (known) parts.push(`known footprint for ${known}`);
+  if (placed) parts.push(`placed ${placed}/${frames.length}`);
+  else parts.push("placements " + (data.placements_job && data.placements_job.state ? data.placements_job.state : "not computed"));
   return parts.join(" · ");
 }
 
@@ -125,7 +126,7 @@ export class ReviewPanel {
     try {
       const data = await api.get(ws.cfg.cvaaUrl + "?image=" + imageId);
       if (ws.imageId !== imageId) return;  // switched meanwhile: that image's answer draws
-      ws.map.setCvaa(data.frames);
+      ws.map.setCvaa(data.frames, data.placement_min_confidence);
       if (status) status.textContent = cvaaStatus(data);
     } catch (err) {
       if (status) status.textContent = "CVAA previews unavailable";

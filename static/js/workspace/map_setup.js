@@ -32,6 +32,10 @@ export function setupMap(ws) {
       const m = id === null ? null : ws.store.get(id);
       ws.select(id, { seek: !!m && !ws.isCurrent(m) });
     },
+    onPlacement: (note) => {
+      const line = document.getElementById("placement-status");
+      if (line) line.textContent = note;
+    },
   });
   map.trackPointer((/** @type {number[]|null} */ xy) => {
     let text = "";

@@ -73,7 +73,7 @@ def test_import_creates_rows_files_and_jobs(
     # and the video's jobs and the image's jobs wait; only those that need no other job are
     # enqueued (after commit): the probe, the image rendering, the georeference and the valid area
     assert [(j.kind, j.state) for j in scene.jobs.order_by("id")] == [
-        (kind, "pending") for kind in ("probe", "keyframes", "filmstrip", "proxy", "telemetry", "cvaa")
+        (kind, "pending") for kind in ("probe", "keyframes", "filmstrip", "proxy", "telemetry", "cvaa", "placements")
     ]
     assert [j.kind for j in image.jobs.order_by("id")] == ["render", "georeference", "tiles", "valid_area"]
     assert len(callbacks) == 4

@@ -1,4 +1,4 @@
-"""CVAA endpoints: the box for a time with its source-labelled footprint, the list the workspace
+"""CVAA endpoints: the box for a time with the keyframe's stored placement, the list the workspace
 fetches once, scoping (404 for scenes a user may not see, 403 without a login or the admin role),
 and checkpoint uploads that refuse a corrupt file with the library's reason."""
 
@@ -8,10 +8,8 @@ import numpy as np
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotator.models import CvaaCheckpoint, CvaaPreview, CvaaTraining, MediaJob, TelemetrySample, TelemetryTrack
-from annotator.processing.cvaa.footprints import frame_footprint_record
-from media_tools.geo import GeoReference
-from tests.annotator.processing.cvaa.conftest import CROPS
+from annotator.models import CvaaCheckpoint, CvaaPreview, CvaaTraining, MediaJob
+from tests.factories import KeyframePlacementFactory, SatelliteImageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -40,11 +38,8 @@ def test_the_box_for_a_time_is_the_nearest_keyframes_with_its_score(api, annotat
     assert (cvaa["margin_z"], cvaa["p_value"], cvaa["confidence"]) == (expected.margin_z, expected.p_value, None)
     assert expected.p_value is not None and cvaa["shown"] == (expected.p_value < body["significance"])
     assert (body["calibrated"], body["significance"], body["min_confidence"]) == (False, 0.01, 0.5)
-    # and with no better source, the footprint is the CVAA box itself, labelled so
-    assert body["frame"]["footprint"] == {
-        "source": "cvaa", "label": "CVAA retrieval", "quad": expected.quads[0], "score": expected.score,
-        "confidence": None, "shown": cvaa["shown"],
-    }  # fmt: skip
+    # and no placement until the placements job has run
+    assert body["frame"]["footprint"] is None
     assert body["checkpoint"]["sha256"] == expected.checkpoint.sha256
     assert body["job"]["state"] == "succeeded"
 
@@ -78,43 +73,60 @@ def test_a_box_is_shown_only_when_its_margin_is_significant_and_its_calibrated_c
     assert [f["cvaa"]["shown"] for f in frames] == [False, True, True, True]
 
 
-def test_a_known_footprint_is_preferred_and_labelled_with_its_source(api, annotator, previewed) -> None:
-    # given the first keyframe's footprint known from the image (a homography) and a telemetry track
-    image = previewed.satellite_images.get()
-    x1, y1, x2, y2 = CROPS[0]
-    quad = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], float)
-    frame_footprint_record(scene=previewed, image=image, time_s=0.0, quad=quad, source="homography")
-    ref = GeoReference.from_dict(image.georef)
-    lon, lat = ref.pixel_to_lonlat(150.0, 150.0)  # the drone 40 m above the image centre, heading north
-    track = TelemetryTrack.objects.create(scene=previewed, source="csv", sample_count=2)
-    for t in (0.0, 3.0):
-        TelemetrySample.objects.create(track=track, time_s=t, lat=lat, lon=lon, height_m=40.0, heading_deg=0.0)
+def test_the_placement_for_a_time_is_the_nearest_keyframes_on_the_image_asked_for(
+    api, annotator, rotterdam_scene, settings
+) -> None:
+    # given keyframe 2 placed by matching on the scene's image (1 m/px: metres as stored) and keyframe 3
+    # placed below the display threshold, and a second image of the scene with keyframe 2 by telemetry
+    first = rotterdam_scene.satellite_images.get()
+    second = SatelliteImageFactory()
+    rotterdam_scene.satellite_images.add(second)
+    kf = {k.index: k for k in rotterdam_scene.video.keyframes.all()}
+    settings.SKYMARK_PLACEMENT_MIN_CONFIDENCE = 0.5
+    KeyframePlacementFactory(
+        keyframe=kf[2], satellite_image=first, box=(10, 20, 90, 100), confidence=0.87,
+        uncertainty_px=3.2, uncertainty_m=3.2, details={"inliers": 120, "from": None},
+    )  # fmt: skip
+    KeyframePlacementFactory(keyframe=kf[3], satellite_image=first, source="chaining", confidence=0.2)
+    KeyframePlacementFactory(keyframe=kf[2], satellite_image=second, source="telemetry", quad=[[1, 1]] * 4)
     client = api(annotator)
+    url = f"/api/scenes/{rotterdam_scene.id}/cvaa/"
 
-    # when it asks for 0 s and for 2 s
-    at0 = client.get(f"/api/scenes/{previewed.id}/cvaa/", {"t": 0}).json()["frame"]
-    at2 = client.get(f"/api/scenes/{previewed.id}/cvaa/", {"t": 2}).json()["frame"]
+    # when the workspace asks for 1.6 s (nearest keyframe: 2), 3 s, and 1.6 s on the second image
+    at2 = client.get(url, {"t": 1.6}).json()
+    at3 = client.get(url, {"t": 3}).json()["frame"]["footprint"]
+    on_second = client.get(url, {"t": 1.6, "image": second.id}).json()
 
-    # then 0 s has the homography (best), 2 s the telemetry footprint: centred under the drone, as wide
-    # as 2 x 40 m x tan(81 deg / 2) = 68 m (1 m/px) and 4:3 like the video, turned ~1 deg by the
-    # grid's convergence from true north; the CVAA box stays beside both
-    assert at0["footprint"] == {"source": "homography", "label": "homography (control points)", "quad": quad.tolist()}
-    assert at2["footprint"]["source"] == "telemetry" and at2["footprint"]["label"].startswith("telemetry")
-    tele = np.array(at2["footprint"]["quad"])
-    assert tele.mean(axis=0) == pytest.approx([150, 150], abs=1)
-    assert np.ptp(tele[:, 0]) == pytest.approx(68.3, abs=2) and np.ptp(tele[:, 1]) == pytest.approx(51.2, abs=2)
-    assert at0["cvaa"]["source"] == at2["cvaa"]["source"] == "cvaa"
+    # then keyframe 2's placement: its quad, source and its words, confidence, error in px and metres
+    assert at2["frame"]["index"] == 2 and at2["placement_min_confidence"] == 0.5
+    assert at2["frame"]["footprint"] == {
+        "source": "matching", "label": "Feature matching on the image",
+        "quad": [[10.0, 20.0], [90.0, 20.0], [90.0, 100.0], [10.0, 100.0]],
+        "confidence": 0.87, "uncertainty_px": 3.2, "uncertainty_m": 3.2, "shown": True,
+        "chained_from": None, "drift": None,
+    }  # fmt: skip
+    # a confidence below the threshold is sent, marked as not shown
+    assert (at3["source"], at3["confidence"], at3["shown"]) == ("chaining", 0.2, False)
+    # and the second image has its own placement
+    assert on_second["image"] == second.id and on_second["frame"]["footprint"]["source"] == "telemetry"
+    # an image of no scene of theirs is not found
+    assert client.get(url, {"t": 1, "image": SatelliteImageFactory().id}).status_code == 404
 
 
 def test_the_list_has_every_keyframe_in_a_fixed_number_of_queries(
     api, annotator, previewed, django_assert_num_queries
 ) -> None:
+    # given every keyframe placed
+    image = previewed.satellite_images.get()
+    for kf in previewed.video.keyframes.all():
+        KeyframePlacementFactory(keyframe=kf, satellite_image=image)
     client = api(annotator)
-    with django_assert_num_queries(9):
+    # the roles, the scene, its image, the model, both jobs, keyframes, previews, placements: none per keyframe
+    with django_assert_num_queries(8):
         body = client.get(f"/api/scenes/{previewed.id}/cvaa/previews/").json()
     assert [f["time_s"] for f in body["frames"]] == [0.0, 1.0, 2.0, 3.0]
-    assert all(f["cvaa"]["score"] == f["footprint"]["score"] for f in body["frames"])
-    assert body["image"] == previewed.satellite_images.get().id
+    assert all(f["cvaa"]["score"] and f["footprint"]["source"] == "matching" for f in body["frames"])
+    assert body["image"] == image.id
 
 
 def test_the_list_is_for_the_image_asked_for_among_the_scenes(api, annotator, previewed) -> None:  # type: ignore[no-untyped-def]

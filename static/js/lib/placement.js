@@ -1,0 +1,70 @@
+// @ts-check
+/* A keyframe's stored placement on the map, pure logic: its label (source and expected corner error),
+ * whether it is drawn (its confidence reaches the threshold) and the line said when it is not. The
+ * data is the `footprint` of each frame of GET api-scene-cvaa-previews (annotator KeyframePlacement). */
+
+/** @typedef {import("./types.js").XY} XY */
+
+/**
+ * Where a keyframe lies on the image, from its most trusted source.
+ * @typedef {object} Placement
+ * @property {string} source control_points, same_frame, matching, chaining, telemetry or learned
+ * @property {string} label the source in words
+ * @property {XY[]} quad the frame's corners TL, TR, BR, BL in API pixels
+ * @property {number} confidence in [0, 1]
+ * @property {number} uncertainty_px expected corner error in image pixels
+ * @property {number|null} uncertainty_m the same in metres, where the image's ground resolution is known
+ */
+
+/** @typedef {{quad: XY[], label: string, source: string}} PlacementOverlay */
+
+/** Short source names for the map label. */
+export const SOURCE_NAMES = /** @type {Record<string, string>} */ ({
+  control_points: "control points",
+  same_frame: "same frame",
+  matching: "matching",
+  chaining: "chained",
+  telemetry: "telemetry",
+  learned: "learned",
+});
+
+export const LOW_CONFIDENCE = "not placed (low confidence)";
+export const NOT_PLACED = "not placed";
+
+/** "±3.2 m", "±14 px" where no metres are known, "exact" for no error.
+ * @param {Placement} p */
+export function uncertaintyText(p) {
+  if (p.uncertainty_m !== null && p.uncertainty_m !== undefined && Number.isFinite(p.uncertainty_m)) {
+    return p.uncertainty_m === 0 ? "exact" : `±${p.uncertainty_m < 10 ? p.uncertainty_m.toFixed(1) : Math.round(p.uncertainty_m)} m`;
+  }
+  if (!Number.isFinite(p.uncertainty_px)) return "";
+  return p.uncertainty_px === 0 ? "exact" : `±${Math.round(p.uncertainty_px)} px`;
+}
+
+/** "matching ±3.2 m · 0.87": the map label of a drawn placement. @param {Placement} p */
+export function placementLabel(p) {
+  const name = SOURCE_NAMES[p.source] || p.source;
+  const err = uncertaintyText(p);
+  return `${name}${err ? " " + err : ""} · ${p.confidence.toFixed(2)}`;
+}
+
+/** Whether a placement is drawn: a confidence below the threshold draws no box at all.
+ * @param {Placement|null|undefined} p @param {number} minConfidence */
+export function isPlaced(p, minConfidence) {
+  return !!p && Array.isArray(p.quad) && p.quad.length === 4
+    && Number.isFinite(p.confidence) && p.confidence >= minConfidence;
+}
+
+/** What the map draws for one keyframe's placement and the line said about it: the overlay (null when
+ * nothing is drawn) and a note ("" without a keyframe; "not placed" without a placement;
+ * "not placed (low confidence)" below the threshold; else the label).
+ * @param {Placement|null|undefined} p @param {boolean} hasFrame @param {number} minConfidence
+ * @returns {{overlay: PlacementOverlay|null, note: string}} */
+export function placementView(p, hasFrame, minConfidence) {
+  if (!hasFrame) return { overlay: null, note: "" };
+  if (!p) return { overlay: null, note: NOT_PLACED };
+  if (!isPlaced(p, minConfidence)) return { overlay: null, note: LOW_CONFIDENCE };
+  const err = uncertaintyText(p);
+  const note = `${p.label}${err ? " · " + err : ""} · confidence ${p.confidence.toFixed(2)}`;
+  return { overlay: { quad: p.quad, label: placementLabel(p), source: p.source }, note };
+}
