@@ -18,6 +18,7 @@ describe("uncertaintyText", () => {
   });
   it("falls back to pixels without a ground resolution, and says exact for no error", () => {
     assert.equal(uncertaintyText(p({ uncertainty_m: null })), "±37 px");
+    assert.equal(uncertaintyText(p({ uncertainty_m: null, uncertainty_px: 0.42 })), "±0.4 px");
     assert.equal(uncertaintyText(p({ uncertainty_m: null, uncertainty_px: 0 })), "exact");
     assert.equal(uncertaintyText(p({ uncertainty_m: 0 })), "exact");
   });

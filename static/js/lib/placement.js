@@ -38,7 +38,8 @@ export function uncertaintyText(p) {
     return p.uncertainty_m === 0 ? "exact" : `±${p.uncertainty_m < 10 ? p.uncertainty_m.toFixed(1) : Math.round(p.uncertainty_m)} m`;
   }
   if (!Number.isFinite(p.uncertainty_px)) return "";
-  return p.uncertainty_px === 0 ? "exact" : `±${Math.round(p.uncertainty_px)} px`;
+  if (p.uncertainty_px === 0) return "exact";
+  return `±${p.uncertainty_px < 10 ? p.uncertainty_px.toFixed(1) : Math.round(p.uncertainty_px)} px`;
 }
 
 /** "matching ±3.2 m · 0.87": the map label of a drawn placement. @param {Placement} p */
