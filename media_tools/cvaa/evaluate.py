@@ -17,6 +17,7 @@ gives for free.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from .footprints import quad_area, quad_bbox
+from .footprints import quad_area, quad_bbox, quad_up_angle
 from .located import Located
 from .pairs import Pair
+from .placement import Placement
 from .windows import box_iou
 
 HIT_IOU = 0.5
@@ -235,3 +237,77 @@ def against_baselines(
 def report_table(reports: Mapping[str, EvalReport]) -> str:
     """The reports side by side, one line each."""
     return "\n".join(r.row() for r in reports.values())
+
+
+def located_from_placement(placement: Placement | None, method: str) -> Located:
+    """A placement as a one-box answer (its quad's box), so geometry, chaining and the learned model
+    are scored by the same rules; None is "nothing found". The placement's confidence is the score."""
+    if placement is None:
+        return Located.nothing(method)
+    quad = np.asarray(placement.quad, float)
+    return Located(
+        method,
+        quad_bbox(quad)[None],
+        np.array([placement.confidence]),
+        np.array([quad_up_angle(quad)]),
+        quad[None],
+        details={"source": placement.source, "confidence": placement.confidence},
+    )
+
+
+def evaluate_answers(
+    answers: Sequence[Located],
+    pairs: Sequence[Pair],
+    *,
+    method: str,
+    ks: Sequence[int] = (1, 5),
+    iou_threshold: float = HIT_IOU,
+    metres_per_px: float | None = None,
+) -> EvalReport:
+    """evaluate() for answers computed beforehand, one per pair in order (a chained video, where a
+    frame's answer depends on the frames before it)."""
+    if len(answers) != len(pairs):
+        raise ValueError(f"{len(answers)} answers for {len(pairs)} pairs")
+    given = iter(answers)
+    return evaluate(
+        lambda _frame: next(given),
+        pairs,
+        method=method,
+        ks=ks,
+        iou_threshold=iou_threshold,
+        metres_per_px=metres_per_px,
+    )
+
+
+@dataclass(frozen=True)
+class ReliabilityBin:
+    low: float
+    high: float
+    frames: int
+    hits: int
+
+    @property
+    def hit_rate(self) -> float:
+        return self.hits / self.frames if self.frames else math.nan
+
+
+def reliability(
+    confidences: Sequence[float], hit: Sequence[bool], *, edges: Sequence[float] = (0.0, 0.1, 0.5, 0.9, 1.0)
+) -> list[ReliabilityBin]:
+    """How often answers in each confidence bin [low, high) (the last bin closed) were hits: what a
+    confidence means, measured. Frames with no answer belong in no bin."""
+    conf, ok = np.asarray(confidences, float), np.asarray(hit, bool)
+    out = []
+    for i, (low, high) in enumerate(itertools.pairwise(edges)):
+        last = i == len(edges) - 2
+        inside = (conf >= low) & ((conf <= high) if last else (conf < high))
+        out.append(ReliabilityBin(float(low), float(high), int(inside.sum()), int((inside & ok).sum())))
+    return out
+
+
+def reliability_table(bins: Sequence[ReliabilityBin]) -> str:
+    return "  ".join(
+        f"[{b.low:.1f}, {b.high:.1f}{']' if b.high >= 1 else ')'}: {b.hits}/{b.frames}"
+        + (f" = {b.hit_rate:.2f}" if b.frames else "")
+        for b in bins
+    )

@@ -43,8 +43,8 @@ from .views import as_rgb8
 MIN_INLIERS = 15
 MAX_ANISOTROPY = 6.0  # ratio of the local Jacobian's singular values (stretch or shear of the view)
 MAX_PERSPECTIVE = 4.0  # largest / smallest homogeneous w over the frame's corners
-MIN_SPREAD = 0.08  # inliers' smaller principal std over the frame's diagonal ... times 0.25 (see below)
-MIN_HULL = 0.03  # inliers' convex hull as a share of the frame's area
+MIN_SPREAD = 0.015  # inliers' smaller principal standard deviation, as a share of the frame's diagonal
+MIN_HULL = 0.02  # inliers' convex hull as a share of the frame's area
 
 # Confidence: logistic in log(inliers) and the inlier ratio (module doc says what it means).
 _CONF_BIAS = -6.5
@@ -198,7 +198,7 @@ def degenerate_reason(
     pts = np.asarray(inliers, float)
     diagonal = math.hypot(width, height)
     sd = np.sqrt(np.maximum(np.linalg.eigvalsh(np.cov(pts.T)), 0)) if len(pts) > 2 else np.zeros(2)
-    if sd[0] < 0.25 * MIN_SPREAD * diagonal:
+    if sd[0] < MIN_SPREAD * diagonal:
         return "inliers collapse onto a line or a point"
     hull = cv2.contourArea(cv2.convexHull(pts.astype(np.float32)))
     if hull < MIN_HULL * width * height:
@@ -262,7 +262,12 @@ def matching_confidence(inliers: int, inlier_ratio: float) -> float:
 
 class GeometricLocator:
     """Places frames on one satellite image; the image's features are computed once, here, at each of
-    `scales` (1 = full resolution), at most `max_features` per scale."""
+    `scales` (1 = full resolution), at most `max_features` per scale.
+
+    `tilts`: when no scale places the frame as it is, it is tried again rectified as if it were an
+    oblique view whose top is farther away, looking `tilt` degrees off nadir through a lens of
+    `assumed_hfov_deg` (a drone camera pitched forward); the first hypothesis that verifies is kept,
+    mapped back to the frame's own pixels. Nadir frames never pay for it."""
 
     def __init__(
         self,
@@ -274,11 +279,14 @@ class GeometricLocator:
         frame_features: int = 3000,
         ratio: float = 0.85,
         min_inliers: int = MIN_INLIERS,
+        tilts: Sequence[float] = (45.0, 60.0),
+        assumed_hfov_deg: float = 70.0,
     ) -> None:
         image = as_rgb8(satellite_rgb)
         self.height, self.width = image.shape[:2]
         self.frame_side, self.frame_features = frame_side, frame_features
         self.ratio, self.min_inliers = ratio, min_inliers
+        self.tilts, self.assumed_hfov_deg = tuple(tilts), assumed_hfov_deg
         # A scale that leaves the image tiny adds nothing; keep each scale's features separately.
         self.levels = [
             (float(s), sift_features(image, scale=float(s), max_features=max_features))
@@ -292,10 +300,43 @@ class GeometricLocator:
         its size around its centre are matched (faster, and fewer look-alikes elsewhere)."""
         frame = as_rgb8(frame_rgb)
         fh, fw = frame.shape[:2]
+        reasons: list[str] = []
+        best = self._match(frame, near, reasons)
+        extra: dict[str, Any] = {}
+        if best is None:
+            for tilt in self.tilts:
+                rectifier = oblique_rectifier(fw, fh, tilt, self.assumed_hfov_deg, side=self.frame_side)
+                if rectifier is None:
+                    continue
+                to_frame, size = rectifier
+                rectified = self._match(warp_view(frame, to_frame, size), near, reasons)
+                if rectified is None:
+                    continue
+                back = _through(rectified[0], to_frame, (fw, fh))
+                if back is not None:
+                    best, extra = (back, rectified[1], rectified[2]), {"tilt_hypothesis": tilt}
+                    break
+        if best is None:
+            return None
+        found, confidence, scale = best
+        return Placement(
+            source=MATCHING,
+            quad=found.quad,
+            frame_size=(fw, fh),
+            confidence=confidence,
+            uncertainty_px=max(found.uncertainty_px, found.reproj_px),
+            homography=found.homography / found.homography[2, 2],
+            details={**found.numbers(), "scale": scale, **extra, "refused": reasons},
+        )
+
+    def _match(
+        self, frame: np.ndarray, near: np.ndarray | None, reasons: list[str]
+    ) -> tuple[Verified, float, float] | None:
+        """The best verified homography over the map's scales (by confidence), with its scale."""
+        fh, fw = frame.shape[:2]
         shrink = min(1.0, self.frame_side / max(fw, fh))
         own = sift_features(frame, scale=shrink, max_features=self.frame_features)
-        best: tuple[Verified, float, dict[str, Any]] | None = None
-        reasons = []
+        best: tuple[Verified, float, float] | None = None
         for scale, sat in self.levels:
             keep = _near_mask(sat.points, near) if near is not None else None
             points = sat.points if keep is None else sat.points[keep]
@@ -310,23 +351,62 @@ class GeometricLocator:
                 min_inliers=self.min_inliers,
             )
             if found is None:
-                reasons.append(f"scale {scale:g}: {reason}")
+                reasons.append(f"{fw}x{fh} at map scale {scale:g}: {reason}")
                 continue
             confidence = matching_confidence(found.inliers, found.inlier_ratio)
             if best is None or confidence > best[1]:
-                best = (found, confidence, {"scale": scale})
-        if best is None:
-            return None
-        found, confidence, extra = best
-        return Placement(
-            source=MATCHING,
-            quad=found.quad,
-            frame_size=(fw, fh),
-            confidence=confidence,
-            uncertainty_px=max(found.uncertainty_px, found.reproj_px),
-            homography=found.homography / found.homography[2, 2],
-            details={**found.numbers(), **extra, "refused_scales": reasons},
-        )
+                best = (found, confidence, scale)
+            if confidence >= 0.99:  # another scale cannot do meaningfully better
+                break
+        return best
+
+
+# OpenCV samples at pixel centres; placements use corner-convention pixels (0 is the left edge).
+_HALF = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
+
+
+def warp_view(image: np.ndarray, homography: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The (width, height) = `size` view whose pixels come from `image` through `homography` (view px ->
+    image px, corner convention); outside the image is black."""
+    centred = np.linalg.inv(_HALF) @ homography @ _HALF
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    return cv2.warpPerspective(image, centred, size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
+
+
+def oblique_rectifier(
+    width: int, height: int, tilt_deg: float, hfov_deg: float, *, side: int
+) -> tuple[np.ndarray, tuple[int, int]] | None:
+    """(rectified px -> frame px homography, rectified size): the nadir view a camera with `hfov_deg`,
+    pitched `tilt_deg` off nadir with the frame's top farther away, would give after turning down about
+    its own centre, scaled to `side` px on its longer side; None when the frame's top would reach the
+    horizon."""
+    f = (width / 2) / math.tan(math.radians(hfov_deg) / 2)
+    k = np.array([[f, 0, width / 2], [0, f, height / 2], [0, 0, 1.0]])
+    t = math.radians(tilt_deg)
+    # Virtual (nadir) rays -> the frame camera's rays: nadir lies towards the frame's bottom (+y).
+    rotation = np.array([[1, 0, 0], [0, math.cos(t), math.sin(t)], [0, -math.sin(t), math.cos(t)]])
+    virtual_to_frame = k @ rotation @ np.linalg.inv(k)
+    back = np.column_stack([frame_corners(width, height), np.ones(4)]) @ np.linalg.inv(virtual_to_frame).T
+    if not np.all(back[:, 2] > 1e-6):
+        return None
+    corners = back[:, :2] / back[:, 2:3]
+    low, high = corners.min(axis=0), corners.max(axis=0)
+    zoom = side / max(float(np.max(high - low)), 1.0)
+    fit = np.array([[1 / zoom, 0, low[0]], [0, 1 / zoom, low[1]], [0, 0, 1.0]])  # rectified -> virtual
+    size = (max(1, round((high - low)[0] * zoom)), max(1, round((high - low)[1] * zoom)))
+    return virtual_to_frame @ fit, size
+
+
+def _through(found: Verified, to_frame: np.ndarray, frame_size: tuple[int, int]) -> Verified | None:
+    """A match of the rectified frame as a match of the frame itself, verified again in its pixels."""
+    homography = found.homography @ np.linalg.inv(to_frame)
+    homography = homography / homography[2, 2]
+    src = project(to_frame, found.src)
+    if degenerate_reason(homography, frame_size, src, max_anisotropy=MAX_ANISOTROPY):
+        return None
+    quad = project(homography, frame_corners(*frame_size))
+    sd = corner_uncertainty(homography, src, max(found.reproj_px, 0.3), frame_size)
+    return Verified(homography, quad, found.inliers, found.matches, found.reproj_px, sd, src, found.dst)
 
 
 def _near_mask(points: np.ndarray, near: np.ndarray) -> np.ndarray:

@@ -4,9 +4,11 @@ re-anchored on the map when matching allows, with drift flagged where the two di
 A chained frame's homography is the anchor's times the product of the verified frame-to-frame steps
 (the ground is taken as a plane, as for every placement here). Its `uncertainty_px` adds, in quadrature,
 the anchor's and each step's corner error (geometry.corner_uncertainty) mapped to satellite pixels, so it
-grows with the number of steps. Its `confidence` is the anchor's times each step's verification
-confidence (the same logistic in inliers as map matching; consecutive frames share hundreds of inliers,
-so a step costs little unless its match is weak).
+grows with the number of steps. Its `confidence` is that of the weakest link: the lowest of the anchor's
+and each step's verification confidence (the same logistic in inliers and inlier ratio as map
+matching), halved where drift was flagged. Chained placements are right as often as their weakest
+match is (bench/README.md, reliability rows), so a product, which decays with every step, would
+understate them.
 """
 
 from __future__ import annotations
@@ -122,7 +124,6 @@ class _Chainer:
         becomes the reference (one more step in the chain)."""
         ref = _Ref(start, _homography_of(anchor), anchor.confidence, anchor.uncertainty_px, 0)
         origin, since_check, previous = start, 0, start
-        drift_from: int | None = None
         run_placed: list[int] = []
         for index in targets:
             step = self._step_from(ref.index, index)
@@ -148,28 +149,24 @@ class _Chainer:
             since_check, previous = since_check + 1, index
             scale = _local_scale(ref.homography, size_a)
             uncertainty = math.hypot(ref.uncertainty, numbers["uncertainty_px"] * scale)
-            confidence = ref.confidence * numbers["confidence"]
+            confidence = min(ref.confidence, numbers["confidence"])
             quad = project(homography, frame_corners(*size_b))
             details: dict[str, Any] = {
                 "from": origin,
                 "steps": ref.steps + 1,
                 "reference": ref.index,
-                "drift": drift_from is not None,
+                "drift": False,
                 **numbers,
             }
             placed = Placement(CHAINING, quad, size_b, confidence, uncertainty, homography, details)
             if self.locator is not None and since_check >= self.reanchor_every:
                 since_check = 0
-                checked = self._check(index, placed, run_placed, out)
-                if checked is not None:
-                    placed, drifted = checked
-                    if placed.source == MATCHING:  # re-anchored: the walk continues from the map's answer
-                        assert placed.homography is not None
-                        h_map = np.asarray(placed.homography, float)
-                        ref = _Ref(index, h_map, placed.confidence, placed.uncertainty_px, 0)
-                        origin = index
-                    if drifted:
-                        drift_from = drift_from if drift_from is not None else index
+                matched = self._check(index, placed, run_placed, out)
+                if matched is not None and matched.homography is not None:
+                    # re-anchored (drifted or not): the walk continues from the map's answer
+                    placed, origin = matched, index
+                    h_map = np.asarray(matched.homography, float)
+                    ref = _Ref(index, h_map, matched.confidence, matched.uncertainty_px, 0)
             out[index] = placed
             run_placed.append(index)
 
@@ -180,7 +177,7 @@ class _Chainer:
 
     def _check(
         self, index: int, chained: Placement, run_placed: list[int], out: list[Placement | None]
-    ) -> tuple[Placement, bool] | None:
+    ) -> Placement | None:
         """Match frame `index` on the map near its chained footprint. Agreeing and confident: the matched
         placement replaces the chained one (a re-anchor). Confident but disagreeing: drift; the map's
         answer wins (it does not accumulate error) and the chained frames since the last check are
@@ -221,7 +218,7 @@ class _Chainer:
                         p.homography,
                         {**p.details, "drift": True, "drift_px": round(gap, 2)},
                     )
-        return answer, drifted
+        return answer
 
 
 def chain(

@@ -131,3 +131,35 @@ def test_compare_runs_each_locator_on_the_same_pairs() -> None:
     table = report_table(reports)
     assert "good" in table and "R@1 1.00" in table and "R@5 0.00" in table
     assert "centre err 0 px = 0.00 footprint" in table
+
+
+def test_a_placement_is_scored_by_its_quads_box_and_none_is_no_answer() -> None:
+    from media_tools.cvaa import Placement
+    from media_tools.cvaa.evaluate import evaluate_answers, located_from_placement
+
+    # given one placement exactly on the footprint, one shifted by half its width, and no answer
+    shifted = QUAD + np.array([100.0, 0.0])
+    answers = [
+        located_from_placement(Placement("matching", QUAD, (10, 10), 0.9, 1.0), "geometry"),
+        located_from_placement(Placement("chaining", shifted, (10, 10), 0.4, 5.0), "geometry"),
+        located_from_placement(None, "geometry"),
+    ]
+    report = evaluate_answers(answers, [Pair(FRAME, QUAD)] * 3, method="geometry")
+
+    # then only the first hits (the shifted box has IoU 1/3), the third counts as a miss with no answer
+    assert report.recall[1] == pytest.approx(1 / 3)
+    assert [round(f["iou"], 3) for f in report.per_frame] == [1.0, 0.333, 0.0]
+    assert report.no_answer == 1
+    assert answers[0].scores[0] == 0.9 and answers[1].details["source"] == "chaining"
+    with pytest.raises(ValueError, match="2 answers for 3 pairs"):
+        evaluate_answers(answers[:2], [Pair(FRAME, QUAD)] * 3, method="geometry")
+
+
+def test_reliability_counts_hits_per_confidence_bin_with_the_top_bin_closed() -> None:
+    from media_tools.cvaa.evaluate import reliability, reliability_table
+
+    bins = reliability([0.05, 0.3, 0.5, 0.95, 1.0, -1.0], [False, True, True, True, False, False])
+
+    assert [(b.frames, b.hits) for b in bins] == [(1, 0), (1, 1), (1, 1), (2, 1)]
+    assert bins[3].hit_rate == 0.5 and math.isnan(reliability([], []).__getitem__(0).hit_rate)
+    assert "[0.9, 1.0]: 1/2 = 0.50" in reliability_table(bins)
