@@ -95,9 +95,7 @@ def evaluate_geometry(
     )
     if sift:
         old = SiftLocator(image)
-        reports["sift (old)"] = evaluate(
-            old.locate, pairs, method="sift (old)", metres_per_px=metres_per_px
-        )
+        reports["sift (old)"] = evaluate(old.locate, pairs, method="sift (old)", metres_per_px=metres_per_px)
     bins = {
         name: reliability(_confidences(got), [f["iou"] >= HIT_IOU for f in reports[name].per_frame])
         for name, got in scored.items()

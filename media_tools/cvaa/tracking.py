@@ -41,6 +41,7 @@ FRAME_FEATURES = 3000
 # their combined uncertainty, if larger), the chain has drifted or the match is wrong: flagged.
 DRIFT_FRACTION = 0.05
 REANCHOR_CONFIDENCE = 0.5
+STEP_INLIERS = 15  # a frame-to-frame step needs more inliers than a map match: its errors compound
 # A match to the reference frame with fewer inliers than this hands over to the previous frame.
 REFERENCE_INLIERS = 100
 
@@ -59,7 +60,9 @@ def _step(a: Features, b: Features, b_size: tuple[int, int], a_size: tuple[int, 
     # Consecutive frames differ little: allow more stretch than a map match (the view may tilt), but
     # the tolerance is tight, 2 px at the described scale.
     shrink = min(1.0, FRAME_SIDE / max(a_size))
-    found, _ = verify(b.points[pairs[:, 0]], a.points[pairs[:, 1]], b_size, threshold_px=2.0 / shrink)
+    found, _ = verify(
+        b.points[pairs[:, 0]], a.points[pairs[:, 1]], b_size, threshold_px=2.0 / shrink, min_inliers=STEP_INLIERS
+    )
     if found is None:
         return None
     numbers = found.numbers()
