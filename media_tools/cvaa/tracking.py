@@ -128,21 +128,18 @@ class _Chainer:
         ref = _Ref(start, _homography_of(anchor), anchor.confidence, anchor.uncertainty_px, 0)
         origin, since_check, previous = start, 0, start
         run_placed: list[int] = []
+        last_inliers = math.inf  # of the last match against the current reference
         for index in targets:
-            step = self._step_from(ref.index, index)
+            # Already weak against the reference: the next frame will be weaker, so hand over at once
+            # (one match per step instead of a failed one and a retry).
+            weak = last_inliers < 1.5 * REFERENCE_INLIERS
+            step = None if weak and previous != ref.index else self._step_from(ref.index, index)
             if (step is None or step[1]["inliers"] < REFERENCE_INLIERS) and previous != ref.index:
-                placed_prev = out[previous]
-                assert placed_prev is not None and placed_prev.homography is not None
-                ref = _Ref(
-                    previous,
-                    np.asarray(placed_prev.homography, float),
-                    placed_prev.confidence,
-                    placed_prev.uncertainty_px,
-                    int(placed_prev.details.get("steps", 0)),
-                )
+                ref = self._reference(previous, out)
                 step = self._step_from(ref.index, index)
             if step is None:
                 return  # the chain breaks here; frames past it stay unplaced rather than invented
+            last_inliers = step[1]["inliers"]
             h_step, numbers = step
             size_a, size_b = self.features(ref.index)[1], self.features(index)[1]
             homography = ref.homography @ h_step
@@ -170,8 +167,16 @@ class _Chainer:
                     placed, origin = matched, index
                     h_map = np.asarray(matched.homography, float)
                     ref = _Ref(index, h_map, matched.confidence, matched.uncertainty_px, 0)
+                    last_inliers = math.inf
             out[index] = placed
             run_placed.append(index)
+
+    @staticmethod
+    def _reference(index: int, out: list[Placement | None]) -> _Ref:
+        placed = out[index]
+        assert placed is not None and placed.homography is not None
+        steps = int(placed.details.get("steps", 0))
+        return _Ref(index, np.asarray(placed.homography, float), placed.confidence, placed.uncertainty_px, steps)
 
     def _step_from(self, reference: int, index: int) -> tuple[np.ndarray, dict] | None:
         fa, size_a = self.features(reference)

@@ -4,6 +4,7 @@ implausible views refused."""
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import cv2
@@ -74,6 +75,7 @@ def test_a_warped_view_of_the_map_is_placed_within_a_few_pixels(
     assert placed.source == "matching" and placed.confidence > 0.9
     assert placed.uncertainty_px < 3.0
     assert placed.details["inliers"] >= 50 and placed.details["scale"] in (1.0, 0.5, 0.25)
+    assert json.loads(json.dumps(placed.to_dict()))["details"]["inliers"] == placed.details["inliers"]
     assert np.allclose(placed.project(np.array([[320, 180]])), project(truth, np.array([[320, 180]])), atol=2)
 
 

@@ -3,6 +3,7 @@ on the map, with drift flagged."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
@@ -86,6 +87,8 @@ def test_a_pan_chained_from_both_ends_stays_within_tolerance(ground: np.ndarray)
         assert not p.details["drift"]
         assert _corner_error(p, truths[i]) < 3.0, i
     assert placed[5].uncertainty_px > placed[1].uncertainty_px > 0.5  # type: ignore[union-attr]
+    # and every placement is plain JSON, as the pipeline stores it
+    assert json.loads(json.dumps([p.to_dict() for p in placed if p is not None]))[3]["details"]["from"] == 0
 
 
 def test_a_frame_no_chain_reaches_is_none(ground: np.ndarray) -> None:
