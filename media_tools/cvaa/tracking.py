@@ -120,7 +120,9 @@ class _Chainer:
             self.cache[index] = _features(self.frames[index])
         return self.cache[index]
 
-    def run(self, start: int, anchor: Placement, targets: list[int], out: list[Placement | None]) -> None:
+    def run(
+        self, start: int, anchor: Placement, targets: list[int], out: list[Placement | None], *, check: bool = True
+    ) -> None:
         """Walk from frame `start` (placed by `anchor`) through `targets` in order. Each frame is matched to
         the current reference frame (at first the anchor) rather than to its neighbour, so while the view
         overlaps the reference the error does not accumulate; when that match weakens, the previous frame
@@ -157,9 +159,10 @@ class _Chainer:
                 "reference": ref.index,
                 "drift": False,
                 **numbers,
+                **({} if check else {"rechained_after_drift": True}),
             }
             placed = Placement(CHAINING, quad, size_b, confidence, uncertainty, homography, details)
-            if self.locator is not None and since_check >= self.reanchor_every:
+            if check and self.locator is not None and since_check >= self.reanchor_every:
                 since_check = 0
                 matched = self._check(index, placed, run_placed, out)
                 if matched is not None and matched.homography is not None:
@@ -168,6 +171,13 @@ class _Chainer:
                     h_map = np.asarray(matched.homography, float)
                     ref = _Ref(index, h_map, matched.confidence, matched.uncertainty_px, 0)
                     last_inliers = math.inf
+                    if matched.details.get("drift"):
+                        # The frames chained since the last check came from a drifted reference: walk
+                        # back over them from the map's answer; any the walk cannot reach keep their flag.
+                        out[index] = matched
+                        recent = run_placed[-self.reanchor_every :]
+                        redo = [j for j in reversed(recent) if (p := out[j]) is not None and p.source == CHAINING]
+                        self.run(index, matched, redo, out, check=False)
             out[index] = placed
             run_placed.append(index)
 
@@ -241,8 +251,11 @@ def chain(
     backward (source "chaining", details: from = the anchor's index, steps, drift, the last step's
     numbers). With a `locator`, every `reanchor_every` steps the frame is matched on the map near its
     chained footprint: a confident, consistent match re-anchors the walk (source "matching",
-    details["reanchored"]); a confident, inconsistent one flags drift (details["drift"] True on the
-    matched frame and the chained frames before it). A frame no chain reaches is None."""
+    details["reanchored"]); a confident, inconsistent one flags drift (details["drift"] True and
+    "chained_disagreement_px" on the matched frame), re-anchors there too, and the frames chained since
+    the previous check are walked again backward from it (details["rechained_after_drift"]; one the walk
+    cannot reach keeps its drifted placement with details["drift"] True and its confidence halved).
+    A frame no chain reaches is None."""
     n = len(frames)
     out: list[Placement | None] = [None] * n
     keys = sorted(i for i in anchors if 0 <= i < n)

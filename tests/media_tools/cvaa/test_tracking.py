@@ -109,14 +109,17 @@ def test_an_injected_error_is_flagged_as_drift_and_the_map_reanchors(ground: np.
 
     placed = chain(frames, {0: _anchor(shift @ wrong)}, locator=locator, reanchor_every=3)
 
-    # then the first check (frame 3) disagrees: drift is flagged there and on the chained frames before
-    # it, and from then on the walk follows the map's placement
+    # then the first check (frame 3) disagrees: drift is flagged there, the walk follows the map's
+    # placement from then on, and the frames chained from the wrong anchor are walked again from it
     check = placed[3]
     assert check is not None and check.source == "matching" and check.details["drift"]
     assert check.details["chained_disagreement_px"] > 40
-    assert all(placed[i].details["drift"] for i in (1, 2))  # type: ignore[union-attr]
-    for i in (3, 4, 5, 6, 7):
+    for i in (1, 2):
+        p = placed[i]
+        assert p is not None and p.details["rechained_after_drift"] and p.details["from"] == 3
+    for i in (1, 2, 3, 4, 5, 6, 7):
         assert _corner_error(placed[i], shift @ truths[i]) < 3.0, i  # type: ignore[arg-type]
+    assert placed[0] is not None and _corner_error(placed[0], shift @ truths[0]) > 50  # the anchor is kept
 
 
 def test_a_consistent_match_reanchors_without_drift(ground: np.ndarray) -> None:
