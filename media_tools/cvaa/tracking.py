@@ -22,16 +22,8 @@ import cv2
 import numpy as np
 
 from .footprints import frame_corners, quad_area
-from .geometry import (
-    Features,
-    GeometricLocator,
-    degenerate_reason,
-    matching_confidence,
-    mutual_matches,
-    project,
-    sift_features,
-    verify,
-)
+from .geometry import GeometricLocator, degenerate_reason, matching_confidence, project, verify
+from .matching import Features, mutual_matches, sift_features
 from .placement import CHAINING, MATCHING, Placement
 from .views import as_rgb8
 
