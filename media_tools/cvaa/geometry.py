@@ -221,6 +221,10 @@ class GeometricLocator:
     """Places frames on one satellite image; the image's features are computed once, here, at each of
     `scales` (1 = full resolution), at most `max_features` per scale.
 
+    Matching searches a FLANN index of each scale; when no scale verifies, it is repeated with exact
+    search before anything else (the approximate one misses a few true neighbours, which matters only
+    where matches are scarce), so easy frames pay for the fast search only.
+
     `tilts`: when no scale places the frame as it is, it is tried again rectified as if it were an
     oblique view whose top is farther away, looking `tilt` degrees off nadir through a lens of
     `assumed_hfov_deg` (a drone camera pitched forward); the first hypothesis that verifies is kept,
@@ -261,6 +265,9 @@ class GeometricLocator:
         reasons: list[str] = []
         best = self._match(frame, near, reasons)
         extra: dict[str, Any] = {}
+        if best is None:  # scarce matches: the approximate search may have missed the few true ones
+            best = self._match(frame, near, reasons, exact=True)
+            extra = {"exact_search": True} if best is not None else {}
         if best is None:
             for tilt in self.tilts:
                 rectifier = oblique_rectifier(fw, fh, tilt, self.assumed_hfov_deg, side=self.frame_side)
@@ -288,7 +295,7 @@ class GeometricLocator:
         )
 
     def _match(
-        self, frame: np.ndarray, near: np.ndarray | None, reasons: list[str]
+        self, frame: np.ndarray, near: np.ndarray | None, reasons: list[str], *, exact: bool = False
     ) -> tuple[Verified, float, float] | None:
         """The best verified homography over the map's scales (by confidence), with its scale."""
         fh, fw = frame.shape[:2]
@@ -300,7 +307,7 @@ class GeometricLocator:
             points = sat.points if keep is None else sat.points[keep]
             descriptors = sat.descriptors if keep is None else sat.descriptors[keep]
             prebuilt = index if keep is None else None  # a subset needs its own index
-            pairs = mutual_matches(own.descriptors, descriptors, ratio=self.ratio, index=prebuilt)
+            pairs = mutual_matches(own.descriptors, descriptors, ratio=self.ratio, index=prebuilt, exact=exact)
             # Tolerance: 3 px at the scale the map was described at.
             found, reason = verify(
                 own.points[pairs[:, 0]] if len(pairs) else np.zeros((0, 2)),
@@ -310,7 +317,7 @@ class GeometricLocator:
                 min_inliers=self.min_inliers,
             )
             if found is None:
-                reasons.append(f"{fw}x{fh} at map scale {scale:g}: {reason}")
+                reasons.append(f"{fw}x{fh} at map scale {scale:g}{' (exact)' if exact else ''}: {reason}")
                 continue
             confidence = matching_confidence(found.inliers, found.inlier_ratio)
             if best is None or confidence > best[1]:

@@ -54,14 +54,23 @@ def flann_index(descriptors: np.ndarray) -> cv2.FlannBasedMatcher:
 
 
 def mutual_matches(
-    a: np.ndarray, b: np.ndarray, *, ratio: float = 0.85, index: cv2.FlannBasedMatcher | None = None
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    ratio: float = 0.85,
+    index: cv2.FlannBasedMatcher | None = None,
+    exact: bool = False,
 ) -> np.ndarray:
     """(m, 2) index pairs (into a, into b) that pass the ratio test (a -> b, two nearest neighbours) and are
     mutual (a's feature is the exact nearest neighbour of its match in b). `index`: a flann_index of b;
-    without one, small sets are matched by brute force and larger ones through a fresh index."""
+    without one, small sets are matched by brute force and larger ones through a fresh index; `exact`
+    forces brute force (the approximate search misses a few true neighbours, which matters only where
+    matches are scarce)."""
     if len(a) < 2 or len(b) < 2:
         return np.zeros((0, 2), int)
-    if index is None and len(a) * len(b) > 2_000_000:
+    if exact:
+        index = None
+    elif index is None and len(a) * len(b) > 2_000_000:
         index = flann_index(b)
     forward = index.knnMatch(a, k=2) if index is not None else cv2.BFMatcher(cv2.NORM_L2).knnMatch(a, b, k=2)
     candidates = np.array(
