@@ -238,16 +238,16 @@ def chain(
     locator: GeometricLocator | None = None,
     reanchor_every: int = 5,
 ) -> list[Placement | None]:
-    """One placement (or None) per frame. Anchors are kept as given; every other frame is reached from
-    its nearest anchor (the earlier one on a tie) by chaining frame-to-frame homographies forward or
-    backward (source "chaining", details: from = the anchor's index, steps, drift, the last step's
-    numbers). With a `locator`, every `reanchor_every` steps the frame is matched on the map near its
-    chained footprint: a confident, consistent match re-anchors the walk (source "matching",
-    details["reanchored"]); a confident, inconsistent one flags drift (details["drift"] True and
-    "chained_disagreement_px" on the matched frame), re-anchors there too, and the frames chained since
-    the previous check are walked again backward from it (details["rechained_after_drift"]; one the walk
-    cannot reach keeps its drifted placement with details["drift"] True and its confidence halved).
-    A frame no chain reaches is None."""
+    """One placement (or None) per frame. Anchors are kept as given; every other frame is reached from its nearest
+    anchor (the earlier one on a tie) by chaining frame-to-frame homographies forward or backward (source
+    "chaining", details: from = the index of the placed frame it was chained from, the anchor or the last re-
+    anchored frame; steps = links in the chain; reference = the frame it was matched to; drift; that match's
+    numbers). With a `locator`, every `reanchor_every` steps the frame is matched on the map near its chained
+    footprint: a confident, consistent match re-anchors the walk (source "matching", details["reanchored"]); a
+    confident, inconsistent one flags drift (details["drift"] True and "chained_disagreement_px" on the matched
+    frame), re-anchors there too, and the frames chained since the previous check are walked again backward from it
+    (details["rechained_after_drift"]; one the walk cannot reach keeps its drifted placement with details["drift"]
+    True and its confidence halved). A frame no chain reaches is None."""
     n = len(frames)
     out: list[Placement | None] = [None] * n
     keys = sorted(i for i in anchors if 0 <= i < n)

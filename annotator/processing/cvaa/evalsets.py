@@ -16,10 +16,11 @@ self-supervised warps of the map, and these sets are built here, at evaluation t
   are those sets), footprints turned with them: exact.
 - oblique: two kinds, both with exact geometry, neither a real oblique photograph (there is none in
   the shared media with a map of its ground): (a) oblique views rendered from the Brighton photos' own
-  pixels (each nadir photo taken as flat ground seen straight down, a camera 45-55 degrees off nadir
-  looking across it; the truth is the photo's GPS footprint carried through the render); (b) the
-  Brighton orthomosaic rendered through a pinhole camera looking 40-55 degrees off nadir over flat
-  ground (the map's own pixels: a test of perspective alone).
+  pixels (each nadir photo taken as flat ground seen straight down, a camera looking across it at the
+  steepest of 55, 50 and 45 degrees off nadir that stays inside the photo, 50 on all 18; the truth is
+  the photo's GPS footprint carried through the render); (b) the Brighton orthomosaic rendered through
+  a pinhole camera looking 40-55 degrees off nadir over flat ground (the map's own pixels: a test of
+  perspective alone).
 Nothing here touches the database; the pixels and geometry come from media_tools.
 """
 
@@ -155,7 +156,8 @@ def oblique(testdata: Path) -> list[EvalSet]:
                 views.append(made)
                 angles.append(90 + pitch)
                 break
-    span = f"{min(angles):.0f}-{max(angles):.0f}" if angles else "-"
+    low, high = (min(angles), max(angles)) if angles else (0.0, 0.0)
+    span = f"{low:.0f}" if low == high else f"{low:.0f}-{high:.0f}"
     note = (
         f"{len(views)} oblique views rendered from the Brighton photos' own pixels, {span} degrees off nadir "
         "(50-degree lens), truth: the photo's GPS footprint carried through the render"
