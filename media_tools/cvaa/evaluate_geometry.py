@@ -53,6 +53,26 @@ def chained_placements(
     return [None] * len(clip), None
 
 
+def chaining_reports(
+    clip: Sequence[np.ndarray],
+    clip_index: Sequence[int],
+    pairs: Sequence[Pair],
+    locator: GeometricLocator,
+    *,
+    metres_per_px: float | None,
+    reanchor_every: int = 5,
+) -> tuple[dict[str, EvalReport], dict[str, list[Located]], dict[str, int | None]]:
+    """The "chaining" and "chaining + map" rows on a clip: reports, the answers they scored, and the
+    clip index each was anchored on."""
+    reports, scored, anchors = {}, {}, {}
+    for name, every in (("chaining", None), ("chaining + map", reanchor_every)):
+        placed, anchor = chained_placements(clip, locator, reanchor_every=every)
+        chained = [located_from_placement(placed[i], name) for i in clip_index]
+        reports[name] = evaluate_answers(chained, pairs, method=name, metres_per_px=metres_per_px)
+        scored[name], anchors[name] = chained, anchor
+    return reports, scored, anchors
+
+
 @dataclass
 class GeometryEval:
     reports: dict[str, EvalReport]
@@ -84,11 +104,11 @@ def evaluate_geometry(
     scored = {"geometry": answers}
     anchors: dict[str, int | None] = {}
     if clip and clip_index:
-        for name, every in (("chaining", None), ("chaining + map", reanchor_every)):
-            placed, anchor = chained_placements(clip, locator, reanchor_every=every)
-            chained = [located_from_placement(placed[i], name) for i in clip_index]
-            reports[name] = evaluate_answers(chained, pairs, method=name, metres_per_px=metres_per_px)
-            scored[name], anchors[name] = chained, anchor
+        chained, answered, anchors = chaining_reports(
+            clip, clip_index, pairs, locator, metres_per_px=metres_per_px, reanchor_every=reanchor_every
+        )
+        reports.update(chained)
+        scored.update(answered)
     reports["random (expected)"] = random_windows(boxes, pairs, metres_per_px=metres_per_px)
     reports["random (seed 0)"] = evaluate(
         random_locator(boxes, k=5, seed=0), pairs, method="random (seed 0)", metres_per_px=metres_per_px

@@ -1,4 +1,5 @@
-"""`eval_cvaa`: the model and the SIFT baseline side by side on held-out real pairs, as a table."""
+"""`eval_cvaa`: the learned model, geometry, chaining and the SIFT baseline side by side on held-out real
+pairs, as tables."""
 
 from __future__ import annotations
 
@@ -74,6 +75,25 @@ def test_a_calibrated_checkpoint_gets_its_reliability_on_each_set(
     table = out.split("predicted bin  pairs  mean predicted  observed")[1].strip().splitlines()
     assert sum(int(line.split(")")[1].split()[0]) for line in table if line.strip().startswith("[")) == 2
     assert not [line for line in out.splitlines() if line.startswith(("sift ", "geometry ", "cvaa + geometry "))]
+
+
+def test_geometry_only_needs_no_model_and_scores_chaining_beside_chance_and_sift(testdata: Path) -> None:
+    # when the first three Brighton photos are evaluated without a learned model
+    out = _eval(f"--testdata={testdata}", "--sets=brighton", "--limit=3", "--geometry-only")
+
+    # then geometry, chaining from the first placed photo (alone and re-anchored on the map), chance and
+    # the old SIFT baseline each get a row on the same 3 pairs, with the confidence's reliability
+    methods = ("geometry ", "chaining ", "chaining + map ", "random (expected) ", "random (seed 0) ", "sift ")
+    rows = {m.strip(): line for line in out.splitlines() for m in methods if line.startswith(m) and " n=" in line}
+    assert list(rows) == [m.strip() for m in methods]
+    assert all("n=3" in row for row in rows.values())
+    assert "model " not in out.splitlines()[0]
+    assert "reliability, geometry: hits per confidence bin" in out
+    assert re.search(r"chaining: anchored on clip frame [0-2]", out)
+    # and the summary counts the top-1 hits of the nadir views against the 90 % goal
+    summary = re.search(r"nadir +geometry +(\d)/3 = [\d.]+ +\((meets|below) the 90% goal\)", out)
+    assert summary is not None
+    assert f"R@1 {int(summary[1]) / 3:.2f}" in rows["geometry"]
 
 
 def test_without_a_model_or_with_an_unknown_set_it_says_what_is_wrong(testdata: Path, tmp_path: Path) -> None:
