@@ -251,7 +251,7 @@ def located_from_placement(placement: Placement | None, method: str) -> Located:
         np.array([placement.confidence]),
         np.array([quad_up_angle(quad)]),
         quad[None],
-        details={"source": placement.source, "confidence": placement.confidence},
+        details={"source": placement.source, "confidence": placement.confidence, "placement": placement.to_dict()},
     )
 
 

@@ -1,4 +1,4 @@
-"""Geometric re-ranking of the retriever's top windows, and placements read as locator answers.
+"""Geometric re-ranking of the retriever's top windows.
 
 The retriever is cheap and searches the whole map; the geometric locator (geometry.py) is exact where it
 verifies a homography but matches against the features of the whole map, which on a large image or for a
@@ -22,21 +22,6 @@ from .windows import box_iou
 
 class NearLocator(Protocol):
     def locate(self, frame_rgb: np.ndarray, *, near: np.ndarray | None = None) -> Placement | None: ...
-
-
-def located_from_placement(placement: Placement | None, method: str) -> Located:
-    """A placement as a one-box locator answer (score: its confidence); nothing for None."""
-    if placement is None:
-        return Located.nothing(method)
-    quad = np.asarray(placement.quad, float)[None]
-    return Located(
-        method,
-        placement.box[None],
-        np.array([placement.confidence]),
-        np.zeros(1),
-        quad,
-        details={"placement": placement.to_dict()},
-    )
 
 
 def rerank(frame: np.ndarray, located: Located, geometry: NearLocator, *, method: str = "cvaa + geometry") -> Located:

@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 
 from .calibration import Calibration, reliability
-from .evaluate import EvalReport, Locate, compare, random_locator, random_windows
+from .evaluate import EvalReport, Locate, compare, located_from_placement, random_locator, random_windows
 from .located import Located
 from .pairs import Pair
-from .rerank import NearLocator, located_from_placement, rerank
+from .rerank import NearLocator, rerank
 
 
 @dataclass

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from media_tools.cvaa import Located, box_iou, load_rgb
+from media_tools.cvaa.evaluate import located_from_placement
 from media_tools.cvaa.geometry import GeometricLocator
-from media_tools.cvaa.rerank import located_from_placement, rerank
+from media_tools.cvaa.rerank import rerank
 
 TRUE = (150, 40, 270, 140)
 # The retriever's answer, best first: two wrong places, the true one third, one far corner last.
