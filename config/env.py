@@ -91,6 +91,9 @@ PLACEMENT_MIN_CONFIDENCE: float = env.float("PLACEMENT_MIN_CONFIDENCE", default=
 PLACEMENT_GPS_ERROR_M: float = env.float("PLACEMENT_GPS_ERROR_M", default=3.0)
 PLACEMENT_TELEMETRY_SCALE_ERROR: float = env.float("PLACEMENT_TELEMETRY_SCALE_ERROR", default=0.1)
 PLACEMENT_HEADING_ERROR_DEG: float = env.float("PLACEMENT_HEADING_ERROR_DEG", default=3.0)
+# Releases' "with CVAA" variant: a keyframe placement below this confidence gives no box (the
+# question says there is no reliable one rather than pass on a guess).
+CVAA_PRIOR_MIN_CONFIDENCE: float = env.float("CVAA_PRIOR_MIN_CONFIDENCE", default=0.5)
 MAX_UPLOAD_MB: int = env.int("MAX_UPLOAD_MB", default=2048)
 MAX_JSON_KB: int = env.int("MAX_JSON_KB", default=2048)
 LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO")

@@ -19,6 +19,9 @@ SKYMARK_CVAA_TOP_K = 5
 # the frame's aspect from the video. 81 deg is a DJI Phantom 3/4-class camera in 16:9.
 SKYMARK_CVAA_CAMERA_HFOV_DEG = env.CVAA_CAMERA_HFOV_DEG
 SKYMARK_CVAA_CAMERA_PITCH_DEG = env.CVAA_CAMERA_PITCH_DEG
+# The confidence a keyframe placement needs for its box to go into a release's "with CVAA" question
+# (review.releasing.alignment); each release records the value it was frozen with.
+SKYMARK_CVAA_PRIOR_MIN_CONFIDENCE = env.CVAA_PRIOR_MIN_CONFIDENCE
 # Uploaded checkpoint files larger than this are refused before reading.
 SKYMARK_CVAA_MAX_CHECKPOINT_BYTES = 512 * 1024 * 1024
 # Keyframe placements (annotator.processing.cvaa.placements): the workspace draws no footprint whose

@@ -103,8 +103,11 @@ def write_release(
     licenses = _licenses(sources.get("scenes", []))
     files = canonical.write(root, version=version, records=records, licenses=licenses, read_media=read_media)
     tsv_dir = root / "vlmevalkit"
-    files.append(tsv.write(tsv_dir / f"skymark-{version}.tsv", records, read_media))
-    files.append(tsv.write(tsv_dir / f"skymark-{version}-tiny.tsv", [r for r in records if r["tiny"]], read_media))
+    tiny = [r for r in records if r["tiny"]]
+    for name, rows in ((f"skymark-{version}", records), (f"skymark-{version}-tiny", tiny)):
+        # the plain file and its with-CVAA twin (alignment.py), written in one pass
+        files.append(tsv.write(tsv_dir / f"{name}.tsv", rows, read_media, cvaa_path=tsv_dir / f"{name}-cvaa.tsv"))
+        files.append(tsv_dir / f"{name}-cvaa.tsv")
     files += variants.write(root, records, media_path=shelf.path)
     files += geo.write(root, records, sources.get("georefs", {}))
     human = sorted(sources.get("human", []), key=lambda h: (h["id"], h["reviewer"]))
@@ -130,6 +133,11 @@ def write_release(
         },
         "yes_no_answers": dict(sorted(Counter(r["answer"] for r in records if r["answer_format"] == "yes_no").items())),
         "held_back": sorted(sources.get("held_back", []), key=lambda h: h["id"]),
+        # the with-CVAA variant (alignment.py): its threshold and how many items have a prior
+        "cvaa": {
+            "min_confidence": sources.get("cvaa", {}).get("min_confidence"),
+            "items": dict(sorted(Counter((r.get("cvaa") or {}).get("status", "none") for r in records).items())),
+        },
         **splits.report(records, test_share=sources.get("splits", {}).get("test_share", splits.TEST_SHARE)),
         **meta,
         "files": sorted({f["path"]: f for f in listed}.values(), key=lambda f: str(f["path"])),

@@ -144,6 +144,35 @@ def _agreement(records: list[dict[str, Any]], human: dict[str, list[Any]]) -> li
     ]
 
 
+def _cvaa(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The "with CVAA" variant in numbers: per task the items whose every frame has a box, some, or
+    none; keyframes by the locator that placed them and by why they have no box."""
+    per_task: dict[str, Counter[str]] = defaultdict(Counter)
+    sources: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    for r in records:
+        block = r.get("cvaa") or {"status": "none", "keyframes": []}
+        per_task[r["task"]][block["status"]] += 1
+        for k in block["keyframes"]:
+            if k["box"] is not None:
+                sources[k["source"]] += 1
+            else:
+                reasons[k["reason"]] += 1
+    rows = [
+        {"task": t, "placed": c["placed"], "partial": c["partial"], "none": c["none"], "items": sum(c.values())}
+        for t, c in sorted(per_task.items())
+    ]
+    totals = {k: sum(row[k] for row in rows) for k in ("placed", "partial", "none", "items")}
+    min_confidence = next((r["cvaa"]["min_confidence"] for r in records if r.get("cvaa")), None)
+    return {
+        "tasks": rows,
+        "totals": totals,
+        "sources": dict(sorted(sources.items())),
+        "reasons": dict(sorted(reasons.items())),
+        "min_confidence": min_confidence,
+    }
+
+
 def _limitations(records: list[dict[str, Any]], scenes: list[dict[str, Any]], human: dict[str, list[Any]]) -> list[str]:
     tasks = Counter(r["task"] for r in records)
     notes = [
@@ -161,6 +190,12 @@ def _limitations(records: list[dict[str, Any]], scenes: list[dict[str, Any]], hu
     without = sum(1 for r in records if not human.get(r["id"]))
     if without:
         notes.append(f"{without} item(s) have no blind answer, so the human baseline leaves them out")
+    unplaced = sum(1 for r in records if (r.get("cvaa") or {}).get("status", "none") == "none")
+    if unplaced:
+        notes.append(
+            f"{unplaced} item(s) have no CVAA alignment prior (no keyframe placed with enough confidence on their "
+            "satellite image); their with-CVAA question says so instead of giving a box"
+        )
     notes.append(
         "Keys are as the reviewers approved them, with the options in the order the release gave them and yes/no "
         "questions asked the way it chose (provenance.release); answers that geometry decides come from the marks "
@@ -209,6 +244,7 @@ def write(root: Path, *, version: str, records: list[dict[str, Any]], sources: d
             "dims": dims,
             "balance": balance,
             "yes_no": _yes_no(records),
+            "cvaa": _cvaa(records),
             "held_back": sorted(sources.get("held_back", []), key=lambda h: h["id"]),
             "balance_yes_no": sources.get("balance_yes_no", True),
             "agreement": _agreement(records, human),

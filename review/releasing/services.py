@@ -9,6 +9,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
@@ -20,7 +21,7 @@ from annotator.processing.lease import lease_live
 from annotator.storage import delete_tree_quietly
 from review.models import Release, ReleaseItem, Review
 
-from . import drawing, ordering, splits
+from . import alignment, drawing, ordering, splits
 from .formats import dumps
 from .jobs import release_run, scratch_remove
 from .records import ReleaseInputs, release_inputs
@@ -175,6 +176,9 @@ def release_create(
         listed = ", ".join(undrawable[:10])
         message = f"no model view yet and no marked satellite image to draw it on ({listed}); render them in the admin"
         raise ValidationError({"version": f"{len(undrawable)} item(s) have {message}"})
+    # after the balance: the with-CVAA question follows the wording the release asks
+    min_confidence = float(settings.SKYMARK_CVAA_PRIOR_MIN_CONFIDENCE)
+    alignment.priors_attach(inputs.records, inputs.item_ids, min_confidence=min_confidence)
     frozen = Release.objects.filter(state=Release.State.FROZEN, project_id=project_id)
     parent = frozen.order_by("-frozen_at", "-id").first()
     rejections: dict[str, int] = {}
@@ -200,6 +204,7 @@ def release_create(
         "drawn_on": drawn_on,
         "cut_from": inputs.cut_from,
         "splits": {"test_share": share},
+        "cvaa": {"min_confidence": min_confidence},
     }
     try:
         with transaction.atomic():

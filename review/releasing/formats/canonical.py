@@ -2,8 +2,9 @@
 `datasets` folder (a dataset card whose YAML names the data files of each split).
 
 Layout (media paths inside records are relative to the release root):
-    items.jsonl              every item with its key, split and provenance
-    questions.jsonl          the same items without answers, for submitting to models
+    items.jsonl              every item with its key, split, provenance and `cvaa` block
+    questions.jsonl          the same items without answers, for submitting to models (both variants:
+                             `question` plain, `question_cvaa` with the CVAA alignment prior)
     splits/{train,test,tiny}.txt
     data/{test,train,tiny}.parquet   rows for `datasets.load_dataset(<release root>)`
     README.md                the dataset card
@@ -28,7 +29,12 @@ from . import write_jsonl, write_text
 
 QUESTION_FIELDS = ("id", "task", "dimension", "question", "options", "answer_format", "scene", "media")
 HF_SPLITS = ("test", "train", "tiny")
-TEXT_COLUMNS = ("id", "task", "dimension", "question", "answer", "answer_format", "scene", "video")
+# question_cvaa: the "with CVAA" variant (alignment.py); cvaa_status: placed, partial or none;
+# cvaa: the record's whole cvaa block as JSON (per keyframe: box, source, confidence, uncertainty).
+TEXT_COLUMNS = (
+    *("id", "task", "dimension", "question", "answer", "answer_format", "scene", "video"),
+    *("question_cvaa", "cvaa_status", "cvaa"),
+)
 ROW_GROUP = 64  # rows per Parquet row group: a group's images are held in memory while it is written
 ReadMedia = Callable[[str], bytes]
 
@@ -48,8 +54,13 @@ HF_FEATURES: dict[str, Any] = {
 }
 
 
+def question_cvaa(record: dict[str, Any]) -> str:
+    """The with-CVAA question of a record (records frozen before the variant existed: the plain one)."""
+    return str(record["cvaa"]["question"]) if record.get("cvaa") else str(record["question"])
+
+
 def questions(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: r[k] for k in QUESTION_FIELDS} for r in records]
+    return [{**{k: r[k] for k in QUESTION_FIELDS}, "question_cvaa": question_cvaa(r)} for r in records]
 
 
 def hf_row(record: dict[str, Any], read_media: ReadMedia) -> dict[str, Any]:
@@ -70,6 +81,9 @@ def hf_row(record: dict[str, Any], read_media: ReadMedia) -> dict[str, Any]:
         "images": [{"bytes": read_media(p), "path": p} for p in record["media"]["images"]],
         "option_images": [{"bytes": read_media(o["image"]), "path": o["image"]} for o in options],
         "option_image_letters": [o["option"] for o in options],
+        "question_cvaa": question_cvaa(record),
+        "cvaa_status": (record.get("cvaa") or {}).get("status", "none"),
+        "cvaa": json.dumps(record.get("cvaa"), sort_keys=True, ensure_ascii=False),
     }
 
 
@@ -109,10 +123,13 @@ def split_rows(records: list[dict[str, Any]], name: str) -> list[dict[str, Any]]
     return [r for r in records if r["split"] == name]
 
 
-def dataset_card(*, version: str, counts: dict[str, int], tasks: dict[str, int], licenses: list[str]) -> str:
+def dataset_card(
+    *, version: str, counts: dict[str, int], tasks: dict[str, int], licenses: list[str], min_confidence: Any = None
+) -> str:
     # An empty split has no rows to infer columns from; the card names only splits with items.
     configs = "\n".join(f"  - split: {s}\n    path: data/{s}.parquet" for s in HF_SPLITS if counts[s])
     task_lines = "\n".join(f"| {task} | {n} |" for task, n in sorted(tasks.items()))
+    threshold = "the release's threshold" if min_confidence is None else min_confidence
     split_lines = ", ".join(f"{s}: {counts[s]}" for s in HF_SPLITS)
     return f"""---
 pretty_name: Skymark release {version}
@@ -143,6 +160,22 @@ row = ds["test"][0]                          # row["images"]: PIL images; row["v
 
 `items.jsonl` holds the same items with their provenance; `questions.jsonl` has no answers.
 
+## Two variants of every question: plain and with CVAA
+
+`question` is the item as the release asks it. `question_cvaa` is the same question followed by a CVAA alignment
+prior, as LinkS2Bench serializes it: the box `[x1, y1, x2, y2]` (pixels of the satellite picture
+shown, from its top-left corner) where each drone frame the item is about lies, from that keyframe's
+placement on the image, frozen with this release. A frame with no placement, or one whose confidence
+is under {threshold}, gets no box: the text says there is no reliable one. `cvaa` (JSON; the
+`cvaa` block of `items.jsonl`) names per keyframe its index and time, the locator (`source`), its
+`confidence`, `uncertainty_px` and `uncertainty_m`, and why a frame has no box. The VLMEvalKit folder
+has both: `skymark-<version>.tsv` (plain) and `skymark-<version>-cvaa.tsv`.
+
+To score both, submit one predictions file whose lines carry `"variant": "cvaa"` for answers to
+`question_cvaa` (lines without `variant`, or with `"plain"`, answer `question`), or two files (the
+second with `manage.py score RELEASE PLAIN --cvaa WITH_CVAA`); the scorer prints a plain row, a
+with-CVAA row and their difference per task and overall.
+
 ## Items per task
 
 | task | items |
@@ -172,6 +205,15 @@ def write(
     for r in records:
         tasks[r["task"]] = tasks.get(r["task"], 0) + 1
     files.append(
-        write_text(root / "README.md", dataset_card(version=version, counts=counts, tasks=tasks, licenses=licenses))
+        write_text(
+            root / "README.md",
+            dataset_card(
+                version=version,
+                counts=counts,
+                tasks=tasks,
+                licenses=licenses,
+                min_confidence=next((r["cvaa"]["min_confidence"] for r in records if r.get("cvaa")), None),
+            ),
+        )
     )
     return files

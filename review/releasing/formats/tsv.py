@@ -15,6 +15,10 @@ Its contract, followed column by column:
   for multiple choice, the value for counts and times), `category` (the task), `l2-category` (the
   dimension), `question_type`; `video` is the clip's path inside the release.
 
+The "with CVAA" variant is a second file of the same rows whose `question` is the item's with-CVAA
+question (alignment.py); VLMEvalKit runs one TSV per dataset, so each variant is its own file. Both
+are written in one pass, each row's images encoded once.
+
 Cells that a spreadsheet would run as a formula (starting with =, +, -, @, a tab or a carriage
 return, like `=HYPERLINK(...)`) get a leading apostrophe (OWASP's neutralisation), except plain
 numbers such as a negative value."""
@@ -26,8 +30,11 @@ import csv
 import io
 import re
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
+
+from .canonical import question_cvaa
 
 LETTERS = "ABCDEFGH"
 COLUMNS = [
@@ -93,7 +100,7 @@ def _image_cell(paths: tuple[str, ...], read_media: ReadMedia) -> str:
     return encoded[0] if len(encoded) == 1 else repr(encoded)
 
 
-def row(record: dict[str, Any], image: str) -> list[str]:
+def row(record: dict[str, Any], image: str, question: str | None = None) -> list[str]:
     options = [str(o) for o in record["options"]]
     answer = str(record["answer"])
     if options and answer in options:
@@ -101,7 +108,7 @@ def row(record: dict[str, Any], image: str) -> list[str]:
     cells = [
         record["id"],
         record["media"]["video"],
-        record["question"],
+        record["question"] if question is None else question,
         *(options[k] if k < len(options) else "" for k in range(len(LETTERS))),
         answer,
         record["task"],
@@ -112,14 +119,21 @@ def row(record: dict[str, Any], image: str) -> list[str]:
     return [str(item_index(record["id"])), clean[0], clean[1], image, *clean[2:]]
 
 
-def write(path: Path, records: list[dict[str, Any]], read_media: ReadMedia) -> Path:
+def write(path: Path, records: list[dict[str, Any]], read_media: ReadMedia, cvaa_path: Path | None = None) -> Path:
     """Write the TSV row by row (images are encoded one row at a time, never all held at once).
-    `read_media`: a path inside the release -> that file's bytes."""
+    `read_media`: a path inside the release -> that file's bytes. With `cvaa_path`, the with-CVAA
+    file beside it in the same pass."""
     path.parent.mkdir(parents=True, exist_ok=True)
     first_with: dict[tuple[str, ...], int] = {}
-    with path.open("w", encoding="utf-8", newline="") as fh:
+    with ExitStack() as stack:
+        fh = stack.enter_context(path.open("w", encoding="utf-8", newline=""))
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
         writer.writerow(COLUMNS)
+        cvaa_writer = None
+        if cvaa_path is not None:
+            cvaa_fh = stack.enter_context(cvaa_path.open("w", encoding="utf-8", newline=""))
+            cvaa_writer = csv.writer(cvaa_fh, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+            cvaa_writer.writerow(COLUMNS)
         for record in records:
             if len(record["options"]) > len(LETTERS):
                 raise ValueError(f"{record['id']}: more than {len(LETTERS)} options do not fit the TSV columns")
@@ -132,4 +146,6 @@ def write(path: Path, records: list[dict[str, Any]], read_media: ReadMedia) -> P
                 image = _image_cell(paths, read_media)
                 first_with[paths] = item_index(record["id"])
             writer.writerow(row(record, image))
+            if cvaa_writer is not None:
+                cvaa_writer.writerow(row(record, image, question_cvaa(record)))
     return path

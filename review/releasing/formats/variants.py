@@ -7,6 +7,10 @@
   anew and shows images drawn with its own letters (`media/items/<id>/r<k>/`, drawn by the build),
   so the letter a model reads on the picture is the letter of the option it means.
 - no_visual: question and options only, no media, to measure how much is answerable blind.
+
+Each row carries `question_cvaa` too, the item's "with CVAA" question (alignment.py): a rotation
+changes the options, not the question or the picture's frame, so it is the record's own. In
+no_visual it measures whether the prior's text alone makes an item answerable.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from .. import drawing
 from ..ordering import reorder_record
 from ..shelf import relocate_media
 from . import write_jsonl
+from .canonical import question_cvaa
 
 CIRCULAR_FIELDS = (
     *("id", "circular_of", "rotation", "task", "dimension", "question", "options", "answer"),
@@ -50,7 +55,7 @@ def rotated(record: dict[str, Any]) -> list[dict[str, Any]]:
 def rotations(record: dict[str, Any], media_path: Callable[[str], str] = str) -> list[dict[str, Any]]:
     """The rows of circular.jsonl for one record; `media_path` maps the names of drawn files to
     where the release placed them."""
-    rows = [{k: v[k] for k in CIRCULAR_FIELDS} for v in rotated(record)]
+    rows = [{**{k: v[k] for k in CIRCULAR_FIELDS}, "question_cvaa": question_cvaa(v)} for v in rotated(record)]
     if not drawing.is_lettered(record):
         return rows  # the record's own media, placed already
     return [{**row, "media": relocate_media(row["media"], media_path)} for row in rows]
@@ -58,7 +63,7 @@ def rotations(record: dict[str, Any], media_path: Callable[[str], str] = str) ->
 
 def no_visual(record: dict[str, Any]) -> dict[str, Any]:
     keep = ("id", "task", "dimension", "question", "options", "answer", "answer_format")
-    return {k: record[k] for k in keep}
+    return {**{k: record[k] for k in keep}, "question_cvaa": question_cvaa(record)}
 
 
 def write(root: Path, records: list[dict[str, Any]], media_path: Callable[[str], str] = str) -> list[Path]:

@@ -1,0 +1,276 @@
+"""The "with CVAA" variant of every released item: where the drone frames the item is about lie on
+the picture a model is shown, serialized after the question as the seed paper's alignment prior
+(LinkS2Bench 4.5.1: the box [x1, y1, x2, y2] of the UAV frame on the satellite image, "serialized and
+concatenated with the user question"), computed at the freeze and frozen in the record.
+
+Which keyframes an item is about, from what the question itself names (never from its key):
+- an instant (provenance `time_s`: event geo-localization, zone counting, relative direction) or
+  two (`times_s`: relative distance): the keyframe nearest each;
+- an interval (`segment_s`, `interval_s`: scene association, trajectory matching): the keyframes
+  nearest its start, middle and end;
+- anything else is about the whole video (target visibility, temporal grounding, ordering, occlusion,
+  interaction, reachability): the keyframes nearest 0, 25, 50, 75 and 100 % of it. Temporal grounding
+  and ordering ask *when* something is seen; their first-seen times are the key and are not used.
+
+Each keyframe's footprint comes from its placement on the satellite image the item's marks are on
+(annotator.models.KeyframePlacement: the current one per keyframe and image). The box is the
+footprint's bounding box moved into the pixels of the picture shown first (the model view: the
+whole image, or for lettered candidates the cut around them, scaled as the renderer scales) and
+clipped to it. A keyframe gets no box, and the text says so instead of guessing, when it has no
+placement, when its confidence is under the release's threshold, or when its footprint misses the
+picture shown; the reason is kept per keyframe and counted in the datasheet.
+
+Because the freeze writes all of this into each ReleaseItem's record, a later re-placement changes
+no built release; a new version picks it up (and lists the item as changed)."""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from annotator.models import Item, Keyframe, KeyframePlacement, SatelliteImage
+
+# Shares of the video sampled for an item about all of it.
+WHOLE_VIDEO = (0.0, 0.25, 0.5, 0.75, 1.0)
+TIME_KEYS = ("time_s", "times_s")
+INTERVAL_KEYS = ("segment_s", "interval_s")
+NO_PLACEMENT = "no placement"
+LOW_CONFIDENCE = "confidence below the threshold"
+OUTSIDE = "footprint outside the picture shown"
+AXES = "pixels from the top-left corner"
+PLACEMENT_CHUNK = 2000  # keyframe ids per query (SQLite's variable limit)
+
+
+def asked_times(provenance: dict[str, Any], duration_s: float | None) -> list[float]:
+    """The video times an item is about (module docstring), in order, before snapping to keyframes."""
+    for key in TIME_KEYS:
+        value = provenance.get(key)
+        if isinstance(value, int | float):
+            return [float(value)]
+        if isinstance(value, list) and value:
+            return [float(t) for t in value]
+    for key in INTERVAL_KEYS:
+        span = provenance.get(key)
+        if isinstance(span, list) and len(span) == 2:
+            start, end = float(span[0]), float(span[1])
+            return [start, (start + end) / 2, end]
+    if duration_s:
+        return [share * float(duration_s) for share in WHOLE_VIDEO]
+    return [0.0]
+
+
+def nearest(times: list[float], t: float) -> int:
+    """Index in sorted `times` of the one nearest `t` (the earlier on a tie)."""
+    k = bisect.bisect_left(times, t)
+    if k == 0:
+        return 0
+    if k == len(times):
+        return len(times) - 1
+    return k if times[k] - t < t - times[k - 1] else k - 1
+
+
+def picture_frame(record: dict[str, Any], image: dict[str, Any]) -> dict[str, Any]:
+    """Where the picture shown first sits in the satellite image's pixels: `crop` (left, top, right,
+    bottom) and its `size` once scaled, as the model view renderer makes it (Base.prepared); for the
+    scene's own image (no model view), the image itself."""
+    images = record["media"].get("images") or []
+    shown = images[0] if images else ""
+    width, height = int(image["width"]), int(image["height"])
+    crop = (0, 0, width, height)
+    if not shown.startswith("media/items/"):
+        # an item without a model view shows the scene's images as stored: the one its marks are on
+        index = next((k for k, p in enumerate(images) if image["sha256"] in p.rsplit("/", 1)[-1]), 0)
+        return {"picture": images[index] if images else "", "crop": list(crop), "size": [width, height],
+                "count": len(images), "index": index}  # fmt: skip
+    from media_tools.imagery.modelview import MAX_VIEW_SIDE
+
+    if record["provenance"].get("candidates"):
+        crop = _lettered_crop(record["provenance"], image)
+    cw, ch = crop[2] - crop[0], crop[3] - crop[1]
+    s = min(1.0, MAX_VIEW_SIDE / max(cw, ch))
+    size = (max(1, round(cw * s)), max(1, round(ch * s))) if s < 1.0 else (cw, ch)
+    return {"picture": shown, "crop": list(crop), "size": list(size), "count": len(images), "index": 0}
+
+
+def _lettered_crop(provenance: dict[str, Any], image: dict[str, Any]) -> tuple[int, int, int, int]:
+    # The renderer's own cut (annotator.compiling.modelview.lettered_crop), from the same plan; the
+    # imaging modules load here, in the freeze of a release with lettered items, not at import.
+    from annotator.compiling.modelview.plan import lettered_crop, view_plan
+
+    found = lettered_crop(view_plan(provenance), _ImageFacts(image))
+    return found if found is not None else (0, 0, int(image["width"]), int(image["height"]))
+
+
+class _ImageFacts:
+    """The three fields of a SatelliteImage the crop reads, without the row."""
+
+    def __init__(self, facts: dict[str, Any]) -> None:
+        self.width, self.height, self.valid_area = facts["width"], facts["height"], facts["valid_area"]
+
+
+def to_picture(box: list[float], frame: dict[str, Any]) -> list[int] | None:
+    """A box in satellite pixels -> integer pixels of the picture shown, clipped to it; None when
+    nothing of it is on the picture."""
+    left, top, right, bottom = frame["crop"]
+    w, h = frame["size"]
+    sx, sy = w / (right - left), h / (bottom - top)
+    x1, x2 = max(0.0, (box[0] - left) * sx), min(float(w), (box[2] - left) * sx)
+    y1, y2 = max(0.0, (box[1] - top) * sy), min(float(h), (box[3] - top) * sy)
+    if x2 <= x1 or y2 <= y1:
+        return None
+    return [round(x1), round(y1), round(x2), round(y2)]
+
+
+def _box_of(quad: list[list[float]]) -> list[float]:
+    xs, ys = [float(p[0]) for p in quad], [float(p[1]) for p in quad]
+    return [min(xs), min(ys), max(xs), max(ys)]
+
+
+def keyframe_entry(
+    keyframe: tuple[int, float], placement: dict[str, Any] | None, frame: dict[str, Any], min_confidence: float
+) -> dict[str, Any]:
+    """One keyframe of an item: its placement as frozen and its box on the picture (or why none)."""
+    index, time_s = keyframe
+    entry: dict[str, Any] = {"keyframe": index, "time_s": round(time_s, 3), "box": None, "reason": None}
+    if placement is None:
+        entry["reason"] = NO_PLACEMENT
+        return entry
+    scale = frame["size"][0] / (frame["crop"][2] - frame["crop"][0])
+    entry.update(
+        source=placement["source"],
+        confidence=round(float(placement["confidence"]), 4),
+        uncertainty_px=round(float(placement["uncertainty_px"]) * scale, 2),  # in the picture's pixels
+        uncertainty_m=None if placement["uncertainty_m"] is None else round(float(placement["uncertainty_m"]), 2),
+        box_image=[round(v, 2) for v in _box_of(placement["quad"])],
+    )
+    if placement["confidence"] < min_confidence:
+        entry["reason"] = LOW_CONFIDENCE
+        return entry
+    entry["box"] = to_picture(entry["box_image"], frame)
+    if entry["box"] is None:
+        entry["reason"] = OUTSIDE
+    return entry
+
+
+def _seconds(t: float) -> str:
+    return f"{t:.1f} s"
+
+
+def _box_text(box: list[int]) -> str:
+    return "[" + ", ".join(str(v) for v in box) + "]"
+
+
+def prior_text(keyframes: list[dict[str, Any]], frame: dict[str, Any]) -> str:
+    """The sentence appended to the question: the boxes as the paper serializes them, or that there
+    is none, naming the picture when several are shown."""
+    count = frame["count"]
+    picture = "the satellite image" if count <= 1 else f"satellite image {frame['index'] + 1} of the {count} shown"
+    placed = [k for k in keyframes if k["box"] is not None]
+    if not placed:
+        return f"CVAA alignment prior: none (no reliable placement of the drone frames on {picture})."
+    if len(keyframes) == 1:
+        (k,) = keyframes
+        return (
+            f"CVAA alignment prior: the drone frame at {_seconds(k['time_s'])} of the video lies in the box "
+            f"[x1, y1, x2, y2] = {_box_text(k['box'])} of {picture} ({AXES})."
+        )
+    parts = [
+        f"frame at {_seconds(k['time_s'])}: " + (_box_text(k["box"]) if k["box"] is not None else "no reliable box")
+        for k in keyframes
+    ]
+    return f"CVAA alignment prior, boxes [x1, y1, x2, y2] of {picture} ({AXES}): " + "; ".join(parts) + "."
+
+
+def status_of(keyframes: list[dict[str, Any]]) -> str:
+    placed = sum(k["box"] is not None for k in keyframes)
+    return "none" if placed == 0 else "placed" if placed == len(keyframes) else "partial"
+
+
+def with_cvaa_question(question: str, cvaa: dict[str, Any]) -> str:
+    return f"{question}\n{cvaa['prior']}"
+
+
+def _keyframes_of(video_ids: set[int]) -> dict[int, tuple[list[float], list[tuple[int, int, float]]]]:
+    """Video -> (sorted times, (id, index, time) in the same order)."""
+    out: dict[int, tuple[list[float], list[tuple[int, int, float]]]] = {}
+    rows: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
+    for kid, video_id, index, time_s in (
+        Keyframe.objects.filter(video_id__in=video_ids).order_by("video_id", "time_s", "index")
+        .values_list("id", "video_id", "index", "time_s")
+    ):  # fmt: skip
+        rows[video_id].append((kid, index, time_s))
+    for video_id, frames in rows.items():
+        out[video_id] = ([t for _, _, t in frames], frames)
+    return out
+
+
+def _placements(keyframe_ids: Iterable[int], image_ids: set[int]) -> dict[tuple[int, int], dict[str, Any]]:
+    """(keyframe id, image id) -> the placement's fields, a chunk of keyframes per query."""
+    ids = sorted(set(keyframe_ids))
+    fields = ("keyframe_id", "satellite_image_id", "source", "quad", "confidence", "uncertainty_px", "uncertainty_m")
+    out = {}
+    for start in range(0, len(ids), PLACEMENT_CHUNK):
+        rows = KeyframePlacement.objects.filter(
+            keyframe_id__in=ids[start : start + PLACEMENT_CHUNK], satellite_image_id__in=image_ids
+        ).values(*fields)
+        for row in rows:
+            out[(row["keyframe_id"], row["satellite_image_id"])] = row
+    return out
+
+
+def priors_attach(records: list[dict[str, Any]], item_ids: list[int], *, min_confidence: float) -> None:
+    """Give every record its `cvaa` block (the with-CVAA question, its prior and per keyframe the
+    placement it came from), in place. A handful of queries for the whole release."""
+    video_of = dict(Item.objects.filter(id__in=item_ids).values_list("id", "scene__video_id"))
+    image_of: dict[str, int | None] = {}
+    for record in records:
+        marks = record["provenance"].get("marks") or []
+        image_of[record["id"]] = marks[0].get("satellite_image") if marks else None
+    images = {
+        row["id"]: row
+        for row in SatelliteImage.objects.filter(id__in={i for i in image_of.values() if i is not None}).values(
+            "id", "width", "height", "valid_area", "sha256"
+        )
+    }
+    keyframes = _keyframes_of(set(video_of.values()))
+    chosen: dict[str, list[tuple[int, int, float]]] = {}
+    for record, item_id in zip(records, item_ids, strict=True):
+        times, frames = keyframes.get(video_of[item_id], ([], []))
+        asked = asked_times(record["provenance"], record.get("video", {}).get("duration_s"))
+        picked = [frames[nearest(times, t)] for t in asked] if frames else []
+        chosen[record["id"]] = list(dict.fromkeys(picked))  # one entry per keyframe, in time order
+    placements = _placements((k[0] for ks in chosen.values() for k in ks), set(images))
+    for record in records:
+        image_id = image_of[record["id"]]
+        image = images.get(image_id) if image_id is not None else None
+        record["cvaa"] = _block(record, image, chosen[record["id"]], placements, min_confidence)
+
+
+def _block(
+    record: dict[str, Any],
+    image: dict[str, Any] | None,
+    frames: list[tuple[int, int, float]],
+    placements: dict[tuple[int, int], dict[str, Any]],
+    min_confidence: float,
+) -> dict[str, Any]:
+    if image is None:  # an item with no marks has no satellite image it is about
+        entries: list[dict[str, Any]] = []
+        frame: dict[str, Any] = {"picture": "", "crop": [0, 0, 1, 1], "size": [1, 1], "count": 1, "index": 0}
+    else:
+        frame = picture_frame(record, image)
+        entries = [
+            keyframe_entry((idx, t), placements.get((kid, image["id"])), frame, min_confidence)
+            for kid, idx, t in frames
+        ]
+    block = {
+        "min_confidence": min_confidence,
+        "image": None if image is None else image["sha256"],
+        "picture": frame,
+        "keyframes": entries,
+        "status": status_of(entries),
+        "prior": prior_text(entries, frame),
+    }
+    block["question"] = with_cvaa_question(record["question"], block)
+    return block
