@@ -99,15 +99,9 @@ def _lettered_crop(provenance: dict[str, Any], image: dict[str, Any]) -> tuple[i
     # imaging modules load here, in the freeze of a release with lettered items, not at import.
     from annotator.compiling.modelview.plan import lettered_crop, view_plan
 
-    found = lettered_crop(view_plan(provenance), _ImageFacts(image))
+    facts = SatelliteImage(width=image["width"], height=image["height"], valid_area=image["valid_area"])  # unsaved
+    found = lettered_crop(view_plan(provenance), facts)
     return found if found is not None else (0, 0, int(image["width"]), int(image["height"]))
-
-
-class _ImageFacts:
-    """The three fields of a SatelliteImage the crop reads, without the row."""
-
-    def __init__(self, facts: dict[str, Any]) -> None:
-        self.width, self.height, self.valid_area = facts["width"], facts["height"], facts["valid_area"]
 
 
 def to_picture(box: list[float], frame: dict[str, Any]) -> list[int] | None:
@@ -228,8 +222,8 @@ def priors_attach(records: list[dict[str, Any]], item_ids: list[int], *, min_con
     for record in records:
         marks = record["provenance"].get("marks") or []
         image_of[record["id"]] = marks[0].get("satellite_image") if marks else None
-    images = {
-        row["id"]: row
+    images: dict[int, dict[str, Any]] = {
+        row["id"]: dict(row)
         for row in SatelliteImage.objects.filter(id__in={i for i in image_of.values() if i is not None}).values(
             "id", "width", "height", "valid_area", "sha256"
         )

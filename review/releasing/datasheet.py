@@ -158,7 +158,7 @@ def _cvaa(records: list[dict[str, Any]]) -> dict[str, Any]:
                 sources[k["source"]] += 1
             else:
                 reasons[k["reason"]] += 1
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"task": t, "placed": c["placed"], "partial": c["partial"], "none": c["none"], "items": sum(c.values())}
         for t, c in sorted(per_task.items())
     ]

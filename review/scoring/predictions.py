@@ -5,7 +5,12 @@ the model's column is read, never the key. Its `index` is the number of the rele
 
 Problems that make the file unusable stop with a message naming the line; problems with single
 records (a duplicate id, an id the release does not have) are reported beside the score, so one
-stray line does not cost a whole evaluation run."""
+stray line does not cost a whole evaluation run.
+
+Variants: a release asks every item plain (`question`) and with the CVAA alignment prior
+(`question_cvaa`). A prediction answering the latter says so with `"variant": "cvaa"` (a `variant`
+column in a TSV); no variant, or "plain", is an answer to the plain question. Answers to both may
+share one file (the same id once per variant), or come as two files (`manage.py score --cvaa`)."""
 
 from __future__ import annotations
 
@@ -18,6 +23,8 @@ from typing import Any
 
 ID_COLUMNS = ("id", "index")
 ANSWER_COLUMNS = ("prediction", "answer")
+PLAIN, CVAA = "plain", "cvaa"
+VARIANTS = (PLAIN, CVAA)
 
 
 class PredictionError(ValueError):
@@ -59,8 +66,25 @@ def load_tsv(text: str) -> list[dict[str, Any]]:
     records = []
     for row in reader:
         row = {k.strip().lower(): v for k, v in row.items() if k}
-        records.append({"id": row[id_col], "answer": row[answer_col]})
+        record = {"id": row[id_col], "answer": row[answer_col]}
+        if row.get("variant"):
+            record["variant"] = row["variant"]
+        records.append(record)
     return records
+
+
+def by_variant(records: list[dict[str, Any]], *, default: str = PLAIN) -> dict[str, list[dict[str, Any]]]:
+    """The records of each variant (a record without one is `default`'s). Raises PredictionError
+    naming the first record with a variant the release does not have."""
+    out: dict[str, list[dict[str, Any]]] = {v: [] for v in VARIANTS}
+    for number, record in enumerate(records, 1):
+        variant = str(record.get("variant") or default).strip().lower()
+        if variant not in out:
+            raise PredictionError(
+                f"prediction {number}: variant {record.get('variant')!r} is not one of {', '.join(VARIANTS)}"
+            )
+        out[variant].append(record)
+    return out
 
 
 def load_predictions(text: str, *, name: str) -> list[dict[str, Any]]:

@@ -73,6 +73,10 @@ class ScoreReport:
     log: list[ItemLog] = field(default_factory=list)
     scenes: int = 0
     circular_overall: float | None = None  # mean of the tasks' circular scores; None: not scored
+    # The same items answered with the CVAA alignment prior (question_cvaa), and that row minus
+    # this one; None when no with-CVAA prediction was given.
+    cvaa: ScoreReport | None = None
+    cvaa_difference: Comparison | None = None
 
     @property
     def overall_se_note(self) -> str:
@@ -270,3 +274,21 @@ def compare(items: list[dict[str, Any]], a: Predictions, b: Predictions) -> Comp
     return Comparison(
         difference=difference, se=se, z=z, p_value=p, tasks=per_task, scenes=len({_scene(i) for i in items})
     )
+
+
+def score_variants(
+    items: list[dict[str, Any]],
+    plain: Predictions,
+    cvaa: Predictions | None,
+    *,
+    variants: list[dict[str, Any]] | None = None,
+    human: dict[str, list[Any]] | None = None,
+) -> ScoreReport:
+    """The plain row, and with with-CVAA predictions the "with CVAA" row (the same metrics on the
+    same items: a missing answer counts wrong in either) and the paired difference, with CVAA minus
+    plain, per task and overall."""
+    report = score(items, plain, variants=variants, human=human)
+    if cvaa is not None and cvaa.answers:
+        report.cvaa = score(items, cvaa, variants=variants, human=human)
+        report.cvaa_difference = compare(items, plain, cvaa)
+    return report

@@ -17,15 +17,38 @@ from annotator.storage import delete_quietly
 from review.models import Release, Submission
 from review.releasing.selectors import release_records
 
-from .predictions import PredictionError, load_predictions, predictions_by_id
-from .report import ScoreReport, score
+from .predictions import CVAA, PLAIN, PredictionError, by_variant, load_predictions, predictions_by_id
+from .report import Comparison, ScoreReport, score_variants
 
 # A release of 17,903 items with its circular rotations scores from about 15 MB of JSONL.
 MAX_PREDICTIONS_BYTES = 64 * 1024 * 1024
+NO_PLAIN = (
+    "no plain prediction has an id of this release: the with-CVAA row is scored beside the plain one "
+    "(lines without a variant answer the plain questions)"
+)
+
+
+def difference_summary(diff: Comparison) -> dict[str, Any]:
+    return {
+        "overall": diff.difference,
+        "se": diff.se,
+        "se_note": diff.se_note,
+        "p_value": diff.p_value,
+        "tasks": diff.tasks,
+    }
 
 
 def report_summary(report: ScoreReport) -> dict[str, Any]:
-    """What the leaderboard keeps of a report (the per-item log goes to its own file)."""
+    """What the leaderboard keeps of a report (the per-item log goes to its own file); with
+    with-CVAA predictions, that row's summary under "cvaa" and the difference under "cvaa_difference"."""
+    summary = _row_summary(report)
+    if report.cvaa is not None and report.cvaa_difference is not None:
+        summary["cvaa"] = _row_summary(report.cvaa)
+        summary["cvaa_difference"] = difference_summary(report.cvaa_difference)
+    return summary
+
+
+def _row_summary(report: ScoreReport) -> dict[str, Any]:
     return {
         "tasks": {t: asdict(row) for t, row in report.tasks.items()},
         "dimensions": report.dimensions,
@@ -48,9 +71,12 @@ def report_summary(report: ScoreReport) -> dict[str, Any]:
     }
 
 
-def release_score(*, release: Release, text: str, filename: str) -> ScoreReport:
-    """Score predictions (the text of a JSONL or TSV file) against a frozen release. Raises
-    ValidationError naming the line a person must fix."""
+def release_score(
+    *, release: Release, text: str, filename: str, cvaa_text: str | None = None, cvaa_filename: str = ""
+) -> ScoreReport:
+    """Score predictions (the text of a JSONL or TSV file) against a frozen release: the plain row,
+    and the with-CVAA row when predictions of that variant are given (lines of `text` marked
+    "variant": "cvaa", or all of `cvaa_text`). Raises ValidationError naming the line a person must fix."""
     if release.state != Release.State.FROZEN:
         raise ValidationError(
             {"release": f"release {release.version} is {release.state}; only frozen releases are scored"}
@@ -58,12 +84,20 @@ def release_score(*, release: Release, text: str, filename: str) -> ScoreReport:
     records = release_records(release)
     ids = [i["id"] for i in records.items] + [v["id"] for v in records.variants]
     try:
-        predictions = predictions_by_id(load_predictions(text, name=filename), ids)
+        parts = by_variant(load_predictions(text, name=filename))
+        if cvaa_text is not None:
+            second = by_variant(load_predictions(cvaa_text, name=cvaa_filename or "cvaa.jsonl"), default=CVAA)
+            if second[PLAIN]:
+                raise PredictionError(f"{cvaa_filename or 'the with-CVAA file'}: every line answers the CVAA variant")
+            parts[CVAA] += second[CVAA]
+        plain = predictions_by_id(parts[PLAIN], ids)
+        cvaa = predictions_by_id(parts[CVAA], ids) if parts[CVAA] else None
     except PredictionError as exc:
         raise ValidationError({"predictions": str(exc)}) from exc
-    if not predictions.answers:
-        raise ValidationError({"predictions": "no prediction has an id of this release"})
-    return score(records.items, predictions, variants=records.variants or None, human=records.human or None)
+    if not plain.answers:
+        only_cvaa = cvaa is not None and cvaa.answers
+        raise ValidationError({"predictions": NO_PLAIN if only_cvaa else "no prediction has an id of this release"})
+    return score_variants(records.items, plain, cvaa, variants=records.variants or None, human=records.human or None)
 
 
 def predictions_read(*, upload: UploadedFile) -> bytes:
@@ -89,7 +123,10 @@ def submission_create(*, release: Release, name: str, data: bytes, filename: str
     except UnicodeDecodeError:
         raise ValidationError({"predictions": f"{filename}: not UTF-8 text (JSONL or TSV)"}) from None
     report = release_score(release=release, text=text, filename=filename)
-    log = "".join(json.dumps(entry.__dict__, default=str, ensure_ascii=False) + "\n" for entry in report.log)
+    entries = [entry.__dict__ for entry in report.log]
+    if report.cvaa is not None:  # the with-CVAA answers after the plain ones, each saying so
+        entries += [{**entry.__dict__, "variant": "cvaa"} for entry in report.cvaa.log]
+    log = "".join(json.dumps(entry, default=str, ensure_ascii=False) + "\n" for entry in entries)
     stored: list[str] = []
     try:
         with transaction.atomic():

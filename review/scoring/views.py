@@ -51,6 +51,20 @@ def leaderboard_page(request: HttpRequest, version: str) -> HttpResponse:
     def cells(report: dict[str, Any], key: str) -> list[float | None]:
         return [report["tasks"].get(t, {}).get(key) for t in tasks]
 
+    def cvaa_row(report: dict[str, Any]) -> dict[str, Any] | None:
+        """The with-CVAA row under a submission that gave those answers: scores and differences."""
+        if "cvaa" not in report:
+            return None
+        diff = report["cvaa_difference"]
+        return {
+            "overall": report["cvaa"]["overall"],
+            "circular": report["cvaa"].get("circular_overall"),
+            "difference": diff,
+            "cells": [
+                (score, diff["tasks"].get(t)) for score, t in zip(cells(report["cvaa"], "score"), tasks, strict=True)
+            ],
+        }
+
     # The random and human rows are properties of the release, the same in every report.
     reference = submissions[0].report if submissions else None
     return render(
@@ -61,7 +75,12 @@ def leaderboard_page(request: HttpRequest, version: str) -> HttpResponse:
             "frozen": release.state == Release.State.FROZEN,
             "rows": [
                 # circular: None when no rotated prediction was submitted ("not scored", not 0 %)
-                {"submission": s, "cells": cells(s.report, "score"), "circular": s.report.get("circular_overall")}
+                {
+                    "submission": s,
+                    "cells": cells(s.report, "score"),
+                    "circular": s.report.get("circular_overall"),
+                    "cvaa": cvaa_row(s.report),
+                }
                 for s in submissions
             ],
             "random": {"overall": reference["random_overall"], "cells": cells(reference, "chance")}

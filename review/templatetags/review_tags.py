@@ -32,3 +32,11 @@ def number(value: Any, digits: int = 2) -> str:
     if value is None:
         return "—"
     return f"{float(value):.{int(digits)}f}"
+
+
+@register.filter
+def points(value: Any, digits: int = 1) -> str:
+    """A difference of two shares in percentage points, signed: 0.043 -> "+4.3"; None -> "—"."""
+    if value is None:
+        return "—"
+    return f"{float(value) * 100:+.{int(digits)}f}"
