@@ -5,6 +5,8 @@ more rotations each).
 
 For this tree and, with `--before REV`, a checkout of REV, in the same sitting (runs interleaved,
 medians printed with the ratio this/before):
+Every scene's video has a keyframe a second, each placed on the scene's image (bench data for the
+with-CVAA variant; a tree before it ignores them).
 - full size: the JSONL export (read the approved items, build the records, write items.jsonl; goal
   under 4.5 s), freezing the rows, the build job (every file, the media, the manifest, moving it
   into place; goal: freeze + build under 10 s), and the release on disk: its files, their bytes, and
@@ -116,7 +118,40 @@ def _scenes(n_scenes: int, image_size: tuple[int, int] = (64, 64), grain: bool =
             for sc, im in zip(scenes, images, strict=True)
         ]
     )
+    _placed_keyframes(videos, images)
     return admin, scenes, images
+
+
+def _placed_keyframes(videos: list, images: list) -> None:
+    """A keyframe a second over each 30 s video, every one placed on its scene's image (one in three
+    under the release's confidence threshold), as the with-CVAA variant reads them."""
+    from annotator.models import Keyframe, KeyframePlacement
+
+    frames = [
+        Keyframe(video=v, index=i, time_s=float(i), image=f"keyframes/bench-{v.id}-{i}.jpg")
+        for v in videos
+        for i in range(31)
+    ]
+    Keyframe.objects.bulk_create(frames, batch_size=2000)
+    image_of = {v.id: im for v, im in zip(videos, images, strict=True)}
+    placements = []
+    for k, frame in enumerate(frames):
+        image = image_of[frame.video_id]
+        x, y = k % max(1, image.width // 2), k % max(1, image.height // 2)
+        w, h = image.width / 2, image.height / 2
+        placements.append(
+            KeyframePlacement(
+                keyframe=frame,
+                satellite_image=image,
+                source="matching",
+                quad=[[x, y], [x + w, y], [x + w, y + h], [x, y + h]],
+                frame_width=64,
+                frame_height=48,
+                confidence=0.3 if k % 3 == 0 else 0.9,
+                uncertainty_px=2.0,
+            )
+        )
+    KeyframePlacement.objects.bulk_create(placements, batch_size=2000)
 
 
 def _item(k: int, scene: Any, admin: Any, **fields: Any) -> Any:

@@ -232,7 +232,9 @@ def priors_attach(records: list[dict[str, Any]], item_ids: list[int], *, min_con
     chosen: dict[str, list[tuple[int, int, float]]] = {}
     for record, item_id in zip(records, item_ids, strict=True):
         times, frames = keyframes.get(video_of[item_id], ([], []))
-        asked = asked_times(record["provenance"], record.get("video", {}).get("duration_s"))
+        # a video not probed yet has no duration; its last keyframe bounds it
+        duration = record.get("video", {}).get("duration_s") or (times[-1] if times else None)
+        asked = asked_times(record["provenance"], duration)
         picked = [frames[nearest(times, t)] for t in asked] if frames else []
         chosen[record["id"]] = list(dict.fromkeys(picked))  # one entry per keyframe, in time order
     placements = _placements((k[0] for ks in chosen.values() for k in ks), set(images))
