@@ -257,3 +257,22 @@ def test_a_lettered_view_frame_is_the_renderers_cut(settings) -> None:
     # the whole image, over the renderer's longest side, is scaled as the renderer scales it
     whole = alignment.picture_frame({**record, "provenance": {"marks": provenance["marks"]}}, image)
     assert whole["crop"] == [0, 0, 8000, 6000] and whole["size"] == [4096, 3072]
+
+
+def test_the_priors_of_a_release_take_the_same_few_queries_for_any_number_of_items(
+    scene, annotator, django_assert_num_queries
+) -> None:
+    # given records as the freeze has them, for one item and for six (two of them placed)
+    from review.releasing.records import release_inputs
+
+    image = scene.satellite_images.get()
+    KeyframePlacementFactory(keyframe=_keyframe(scene, 1), satellite_image=image)
+    KeyframePlacementFactory(keyframe=_keyframe(scene, 3), satellite_image=image)
+    items = [_item(scene, annotator, time_s=0.5 * k) for k in range(6)]
+    for chosen in (items[:1], items):
+        inputs = release_inputs(Item.objects.filter(id__in=[i.id for i in chosen]))
+        # items' videos, the images, the keyframes, the placements
+        with django_assert_num_queries(4):
+            alignment.priors_attach(inputs.records, inputs.item_ids, min_confidence=0.5)
+        assert all("cvaa" in r for r in inputs.records)
+    assert [r["cvaa"]["status"] for r in inputs.records] == ["none", "placed", "none", "placed", "none", "none"]
