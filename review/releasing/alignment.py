@@ -40,7 +40,7 @@ NO_PLACEMENT = "no placement"
 LOW_CONFIDENCE = "confidence below the threshold"
 OUTSIDE = "footprint outside the picture shown"
 AXES = "pixels from the top-left corner"
-PLACEMENT_CHUNK = 2000  # keyframe ids per query (SQLite's variable limit)
+PLACEMENT_CHUNK = 10_000  # keyframe ids per query (under SQLite's limit of 32,766 variables)
 
 
 def asked_times(provenance: dict[str, Any], duration_s: float | None) -> list[float]:
@@ -125,7 +125,8 @@ def _box_of(quad: list[list[float]]) -> list[float]:
 def keyframe_entry(
     keyframe: tuple[int, float], placement: dict[str, Any] | None, frame: dict[str, Any], min_confidence: float
 ) -> dict[str, Any]:
-    """One keyframe of an item: its placement as frozen and its box on the picture (or why none)."""
+    """One keyframe of an item: its placement as frozen and its box on the picture (or why none).
+    `placement`: what _placements keeps of the row (its footprint's box in image pixels)."""
     index, time_s = keyframe
     entry: dict[str, Any] = {"keyframe": index, "time_s": round(time_s, 3), "box": None, "reason": None}
     if placement is None:
@@ -134,10 +135,10 @@ def keyframe_entry(
     scale = frame["size"][0] / (frame["crop"][2] - frame["crop"][0])
     entry.update(
         source=placement["source"],
-        confidence=round(float(placement["confidence"]), 4),
-        uncertainty_px=round(float(placement["uncertainty_px"]) * scale, 2),  # in the picture's pixels
-        uncertainty_m=None if placement["uncertainty_m"] is None else round(float(placement["uncertainty_m"]), 2),
-        box_image=[round(v, 2) for v in _box_of(placement["quad"])],
+        confidence=round(placement["confidence"], 4),
+        uncertainty_px=round(placement["uncertainty_px"] * scale, 2),  # in the picture's pixels
+        uncertainty_m=placement["uncertainty_m"],
+        box_image=placement["box_image"],
     )
     if placement["confidence"] < min_confidence:
         entry["reason"] = LOW_CONFIDENCE
@@ -201,16 +202,24 @@ def _keyframes_of(video_ids: set[int]) -> dict[int, tuple[list[float], list[tupl
 
 
 def _placements(keyframe_ids: Iterable[int], image_ids: set[int]) -> dict[tuple[int, int], dict[str, Any]]:
-    """(keyframe id, image id) -> the placement's fields, a chunk of keyframes per query."""
+    """(keyframe id, image id) -> what a record keeps of that placement, worked out once per row (many
+    items share a keyframe); a chunk of keyframes per query, the images picked here (an IN list of
+    every image in each query cost more than the rows it saved)."""
     ids = sorted(set(keyframe_ids))
     fields = ("keyframe_id", "satellite_image_id", "source", "quad", "confidence", "uncertainty_px", "uncertainty_m")
     out = {}
     for start in range(0, len(ids), PLACEMENT_CHUNK):
-        rows = KeyframePlacement.objects.filter(
-            keyframe_id__in=ids[start : start + PLACEMENT_CHUNK], satellite_image_id__in=image_ids
-        ).values(*fields)
-        for row in rows:
-            out[(row["keyframe_id"], row["satellite_image_id"])] = row
+        rows = KeyframePlacement.objects.filter(keyframe_id__in=ids[start : start + PLACEMENT_CHUNK])
+        for kid, image_id, source, quad, confidence, unc_px, unc_m in rows.values_list(*fields):
+            if image_id not in image_ids:
+                continue
+            out[(kid, image_id)] = {
+                "source": source,
+                "confidence": float(confidence),
+                "uncertainty_px": float(unc_px),
+                "uncertainty_m": None if unc_m is None else round(float(unc_m), 2),
+                "box_image": [round(v, 2) for v in _box_of(quad)],
+            }
     return out
 
 

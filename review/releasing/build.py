@@ -103,11 +103,8 @@ def write_release(
     licenses = _licenses(sources.get("scenes", []))
     files = canonical.write(root, version=version, records=records, licenses=licenses, read_media=read_media)
     tsv_dir = root / "vlmevalkit"
-    tiny = [r for r in records if r["tiny"]]
-    for name, rows in ((f"skymark-{version}", records), (f"skymark-{version}-tiny", tiny)):
-        # the plain file and its with-CVAA twin (alignment.py), written in one pass
-        files.append(tsv.write(tsv_dir / f"{name}.tsv", rows, read_media, cvaa_path=tsv_dir / f"{name}-cvaa.tsv"))
-        files.append(tsv_dir / f"{name}-cvaa.tsv")
+    files.append(tsv.write(tsv_dir / f"skymark-{version}.tsv", records, read_media))
+    files.append(tsv.write(tsv_dir / f"skymark-{version}-tiny.tsv", [r for r in records if r["tiny"]], read_media))
     files += variants.write(root, records, media_path=shelf.path)
     files += geo.write(root, records, sources.get("georefs", {}))
     human = sorted(sources.get("human", []), key=lambda h: (h["id"], h["reviewer"]))

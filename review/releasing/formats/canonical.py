@@ -168,8 +168,8 @@ shown, from its top-left corner) where each drone frame the item is about lies, 
 placement on the image, frozen with this release. A frame with no placement, or one whose confidence
 is under {threshold}, gets no box: the text says there is no reliable one. `cvaa` (JSON; the
 `cvaa` block of `items.jsonl`) names per keyframe its index and time, the locator (`source`), its
-`confidence`, `uncertainty_px` and `uncertainty_m`, and why a frame has no box. The VLMEvalKit folder
-has both: `skymark-<version>.tsv` (plain) and `skymark-<version>-cvaa.tsv`.
+`confidence`, `uncertainty_px` and `uncertainty_m`, and why a frame has no box. The VLMEvalKit TSVs
+have a `question_cvaa` column beside `question` (swap them for the with-CVAA run).
 
 To score both, submit one predictions file whose lines carry `"variant": "cvaa"` for answers to
 `question_cvaa` (lines without `variant`, or with `"plain"`, answer `question`), or two files (the

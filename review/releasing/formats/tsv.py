@@ -15,9 +15,10 @@ Its contract, followed column by column:
   for multiple choice, the value for counts and times), `category` (the task), `l2-category` (the
   dimension), `question_type`; `video` is the clip's path inside the release.
 
-The "with CVAA" variant is a second file of the same rows whose `question` is the item's with-CVAA
-question (alignment.py); VLMEvalKit runs one TSV per dataset, so each variant is its own file. Both
-are written in one pass, each row's images encoded once.
+`question_cvaa`: the item's "with CVAA" question (alignment.py). A column of the same rows rather than
+a second file: a second file would repeat every row's images (the bulk of the file, for a release of
+real model views gigabytes), while a run of the variant needs only `data["question"] =
+data["question_cvaa"]` before VLMEvalKit builds its prompts (docs/releases.md).
 
 Cells that a spreadsheet would run as a formula (starting with =, +, -, @, a tab or a carriage
 return, like `=HYPERLINK(...)`) get a leading apostrophe (OWASP's neutralisation), except plain
@@ -30,7 +31,6 @@ import csv
 import io
 import re
 from collections.abc import Callable
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ COLUMNS = [
     "image",
     "question",
     *LETTERS,
+    "question_cvaa",
     "answer",
     "category",
     "l2-category",
@@ -100,7 +101,7 @@ def _image_cell(paths: tuple[str, ...], read_media: ReadMedia) -> str:
     return encoded[0] if len(encoded) == 1 else repr(encoded)
 
 
-def row(record: dict[str, Any], image: str, question: str | None = None) -> list[str]:
+def row(record: dict[str, Any], image: str) -> list[str]:
     options = [str(o) for o in record["options"]]
     answer = str(record["answer"])
     if options and answer in options:
@@ -108,8 +109,9 @@ def row(record: dict[str, Any], image: str, question: str | None = None) -> list
     cells = [
         record["id"],
         record["media"]["video"],
-        record["question"] if question is None else question,
+        record["question"],
         *(options[k] if k < len(options) else "" for k in range(len(LETTERS))),
+        question_cvaa(record),
         answer,
         record["task"],
         record["dimension"],
@@ -119,21 +121,14 @@ def row(record: dict[str, Any], image: str, question: str | None = None) -> list
     return [str(item_index(record["id"])), clean[0], clean[1], image, *clean[2:]]
 
 
-def write(path: Path, records: list[dict[str, Any]], read_media: ReadMedia, cvaa_path: Path | None = None) -> Path:
+def write(path: Path, records: list[dict[str, Any]], read_media: ReadMedia) -> Path:
     """Write the TSV row by row (images are encoded one row at a time, never all held at once).
-    `read_media`: a path inside the release -> that file's bytes. With `cvaa_path`, the with-CVAA
-    file beside it in the same pass."""
+    `read_media`: a path inside the release -> that file's bytes."""
     path.parent.mkdir(parents=True, exist_ok=True)
     first_with: dict[tuple[str, ...], int] = {}
-    with ExitStack() as stack:
-        fh = stack.enter_context(path.open("w", encoding="utf-8", newline=""))
+    with path.open("w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
         writer.writerow(COLUMNS)
-        cvaa_writer = None
-        if cvaa_path is not None:
-            cvaa_fh = stack.enter_context(cvaa_path.open("w", encoding="utf-8", newline=""))
-            cvaa_writer = csv.writer(cvaa_fh, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-            cvaa_writer.writerow(COLUMNS)
         for record in records:
             if len(record["options"]) > len(LETTERS):
                 raise ValueError(f"{record['id']}: more than {len(LETTERS)} options do not fit the TSV columns")
@@ -146,6 +141,4 @@ def write(path: Path, records: list[dict[str, Any]], read_media: ReadMedia, cvaa
                 image = _image_cell(paths, read_media)
                 first_with[paths] = item_index(record["id"])
             writer.writerow(row(record, image))
-            if cvaa_writer is not None:
-                cvaa_writer.writerow(row(record, image, question_cvaa(record)))
     return path

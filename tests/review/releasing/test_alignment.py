@@ -184,7 +184,7 @@ def test_a_later_placement_changes_no_built_release(scene, annotator, admin, med
     first.refresh_from_db()
     assert ReleaseItem.objects.get(release=first).record == frozen_record
     assert {f["path"]: f["sha256"] for f in first.manifest["files"]} == files
-    for path in ("items.jsonl", "questions.jsonl", "vlmevalkit/skymark-1.0-cvaa.tsv", "data/test.parquet"):
+    for path in ("items.jsonl", "questions.jsonl", "vlmevalkit/skymark-1.0.tsv", "data/test.parquet"):
         if path in files:
             assert sha(root / path) == files[path]
     assert _cvaa(first, media_root)[item.uid]["keyframes"][0]["box"] == [20, 10, 60, 40]
