@@ -247,29 +247,39 @@ def priors_attach(records: list[dict[str, Any]], item_ids: list[int], *, min_con
         picked = [frames[nearest(times, t)] for t in asked] if frames else []
         chosen[record["id"]] = list(dict.fromkeys(picked))  # one entry per keyframe, in time order
     placements = _placements((k[0] for ks in chosen.values() for k in ks), set(images))
+    # Items of one scene about the same frames on the same picture share their prior (the records
+    # share its parts, which nothing edits): most of a release's items are about the whole video.
+    shared: dict[tuple[Any, ...], dict[str, Any]] = {}
     for record in records:
         image_id = image_of[record["id"]]
         image = images.get(image_id) if image_id is not None else None
-        record["cvaa"] = _block(record, image, chosen[record["id"]], placements, min_confidence)
+        frame = _NO_PICTURE if image is None else picture_frame(record, image)
+        frames = chosen[record["id"]] if image is not None else []
+        # what the boxes and the text depend on: not the picture's path (each model view has its own)
+        key = (image_id, *frame["crop"], *frame["size"], frame["count"], frame["index"], *(k[0] for k in frames))
+        if key not in shared:
+            shared[key] = _prior(image, frame, frames, placements, min_confidence)
+        prior = shared[key]
+        record["cvaa"] = {**prior, "picture": frame, "question": with_cvaa_question(record["question"], prior)}
 
 
-def _block(
-    record: dict[str, Any],
+# An item with no marks has no satellite image it is about, so no picture a box could be on.
+_NO_PICTURE: dict[str, Any] = {"picture": "", "crop": [0, 0, 1, 1], "size": [1, 1], "count": 1, "index": 0}
+
+
+def _prior(
     image: dict[str, Any] | None,
+    frame: dict[str, Any],
     frames: list[tuple[int, int, float]],
     placements: dict[tuple[int, int], dict[str, Any]],
     min_confidence: float,
 ) -> dict[str, Any]:
-    if image is None:  # an item with no marks has no satellite image it is about
-        entries: list[dict[str, Any]] = []
-        frame: dict[str, Any] = {"picture": "", "crop": [0, 0, 1, 1], "size": [1, 1], "count": 1, "index": 0}
-    else:
-        frame = picture_frame(record, image)
-        entries = [
-            keyframe_entry((idx, t), placements.get((kid, image["id"])), frame, min_confidence)
-            for kid, idx, t in frames
-        ]
-    block = {
+    entries = [
+        keyframe_entry((idx, t), placements.get((kid, image["id"])), frame, min_confidence)
+        for kid, idx, t in frames
+        if image is not None
+    ]
+    return {
         "min_confidence": min_confidence,
         "image": None if image is None else image["sha256"],
         "picture": frame,
@@ -277,5 +287,3 @@ def _block(
         "status": status_of(entries),
         "prior": prior_text(entries, frame),
     }
-    block["question"] = with_cvaa_question(record["question"], block)
-    return block
