@@ -33,7 +33,10 @@ class SubmissionListApi(APIView):
 
     class SubmissionInputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=120)
-        predictions = serializers.FileField(help_text="JSONL ({'id', 'answer'} per line) or TSV (index, prediction)")
+        predictions = serializers.FileField(
+            help_text="JSONL ({'id', 'answer'} per line) or TSV (index, prediction); lines with 'variant': 'cvaa' "
+            "(a variant column in a TSV) answer question_cvaa and are scored as a second row"
+        )
 
     pagination_class = Pages
 

@@ -29,11 +29,11 @@ from . import write_jsonl, write_text
 
 QUESTION_FIELDS = ("id", "task", "dimension", "question", "options", "answer_format", "scene", "media")
 HF_SPLITS = ("test", "train", "tiny")
-# question_cvaa: the "with CVAA" variant (alignment.py); cvaa_status: placed, partial or none;
-# cvaa: the record's whole cvaa block as JSON (per keyframe: box, source, confidence, uncertainty).
+# question_cvaa: the "with CVAA" variant (alignment.py); cvaa_status: placed, partial or none. The
+# per-keyframe detail (box, locator, confidence, uncertainty) is items.jsonl's `cvaa`, not repeated here.
 TEXT_COLUMNS = (
     *("id", "task", "dimension", "question", "answer", "answer_format", "scene", "video"),
-    *("question_cvaa", "cvaa_status", "cvaa"),
+    *("question_cvaa", "cvaa_status"),
 )
 ROW_GROUP = 64  # rows per Parquet row group: a group's images are held in memory while it is written
 ReadMedia = Callable[[str], bytes]
@@ -83,7 +83,6 @@ def hf_row(record: dict[str, Any], read_media: ReadMedia) -> dict[str, Any]:
         "option_image_letters": [o["option"] for o in options],
         "question_cvaa": question_cvaa(record),
         "cvaa_status": (record.get("cvaa") or {}).get("status", "none"),
-        "cvaa": json.dumps(record.get("cvaa"), sort_keys=True, ensure_ascii=False),
     }
 
 
@@ -166,9 +165,10 @@ row = ds["test"][0]                          # row["images"]: PIL images; row["v
 prior, as LinkS2Bench serializes it: the box `[x1, y1, x2, y2]` (pixels of the satellite picture
 shown, from its top-left corner) where each drone frame the item is about lies, from that keyframe's
 placement on the image, frozen with this release. A frame with no placement, or one whose confidence
-is under {threshold}, gets no box: the text says there is no reliable one. `cvaa` (JSON; the
-`cvaa` block of `items.jsonl`) names per keyframe its index and time, the locator (`source`), its
-`confidence`, `uncertainty_px` and `uncertainty_m`, and why a frame has no box. The VLMEvalKit TSVs
+is under {threshold}, gets no box: the text says there is no reliable one. `cvaa_status` says whether
+every frame (`placed`), some (`partial`) or none has a box; the `cvaa` block of each record in
+`items.jsonl` names per keyframe its index and time, the locator (`source`), its `confidence`,
+`uncertainty_px` and `uncertainty_m`, and why a frame has no box. The VLMEvalKit TSVs
 have a `question_cvaa` column beside `question` (swap them for the with-CVAA run).
 
 To score both, submit one predictions file whose lines carry `"variant": "cvaa"` for answers to

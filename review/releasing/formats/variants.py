@@ -8,9 +8,10 @@
   so the letter a model reads on the picture is the letter of the option it means.
 - no_visual: question and options only, no media, to measure how much is answerable blind.
 
-Each row carries `question_cvaa` too, the item's "with CVAA" question (alignment.py): a rotation
-changes the options, not the question or the picture's frame, so it is the record's own. In
-no_visual it measures whether the prior's text alone makes an item answerable.
+no_visual rows carry `question_cvaa` too, the item's "with CVAA" question (alignment.py): it measures
+whether the prior's text alone makes an item answerable. Circular rows do not: a rotation changes the
+options, not the question or the picture's frame, so its with-CVAA question is its original's
+(`circular_of` in questions.jsonl); repeating it in every rotation made the file half as large again.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def rotated(record: dict[str, Any]) -> list[dict[str, Any]]:
 def rotations(record: dict[str, Any], media_path: Callable[[str], str] = str) -> list[dict[str, Any]]:
     """The rows of circular.jsonl for one record; `media_path` maps the names of drawn files to
     where the release placed them."""
-    rows = [{**{k: v[k] for k in CIRCULAR_FIELDS}, "question_cvaa": question_cvaa(v)} for v in rotated(record)]
+    rows = [{k: v[k] for k in CIRCULAR_FIELDS} for v in rotated(record)]
     if not drawing.is_lettered(record):
         return rows  # the record's own media, placed already
     return [{**row, "media": relocate_media(row["media"], media_path)} for row in rows]

@@ -45,7 +45,6 @@ def test_load_dataset_gives_both_questions_and_the_prior(placed_release, tmp_pat
             assert row["question_cvaa"] == record["cvaa"]["question"]
             assert row["question_cvaa"].startswith(record["question"] + "\nCVAA alignment prior")
             assert row["cvaa_status"] == record["cvaa"]["status"]
-            assert json.loads(row["cvaa"]) == record["cvaa"]
             statuses.add(row["cvaa_status"])
     # items with a prior and items without one are both in the release
     assert "none" in statuses and statuses - {"none"}
@@ -66,10 +65,16 @@ def test_vlmevalkit_reads_both_questions_and_runs_the_variant_by_swapping_one_co
     assert any(records[i]["cvaa"]["status"] != "none" for i in records)
 
 
-def test_circular_rotations_keep_the_items_with_cvaa_question(placed_release) -> None:
-    records = {r["id"]: r for r in release_records(placed_release)}
-    path = release_root(placed_release) / "variants" / "circular.jsonl"
-    rotations = [json.loads(line) for line in path.read_text().splitlines()]
+def test_circular_rotations_take_their_originals_with_cvaa_question(placed_release) -> None:
+    questions = {q["id"]: q for q in release_records_named(placed_release, "questions.jsonl")}
+    rotations = release_records_named(placed_release, "variants/circular.jsonl")
     assert rotations
     for row in rotations:
-        assert row["question_cvaa"] == records[row["circular_of"]]["cvaa"]["question"]
+        # the same question and picture frame as the original; only the options move
+        assert row["question"] == questions[row["circular_of"]]["question"]
+        assert "question_cvaa" in questions[row["circular_of"]]
+
+
+def release_records_named(release, name: str) -> list[dict]:  # type: ignore[no-untyped-def]
+    path = release_root(release) / name
+    return [json.loads(line) for line in path.read_text().splitlines()]
