@@ -259,8 +259,10 @@ def priors_attach(records: list[dict[str, Any]], item_ids: list[int], *, min_con
         key = (image_id, *frame["crop"], *frame["size"], frame["count"], frame["index"], *(k[0] for k in frames))
         if key not in shared:
             shared[key] = _prior(image, frame, frames, placements, min_confidence)
-        prior = shared[key]
-        record["cvaa"] = {**prior, "picture": frame, "question": with_cvaa_question(record["question"], prior)}
+        found = shared[key]
+        # the sentence lives in the question only: kept twice it was a sixth of every record
+        block = {k: v for k, v in found.items() if k != "prior"}
+        record["cvaa"] = {**block, "picture": frame, "question": with_cvaa_question(record["question"], found)}
 
 
 # An item with no marks has no satellite image it is about, so no picture a box could be on.
