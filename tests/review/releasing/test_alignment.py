@@ -41,6 +41,11 @@ def _keyframe(scene: Any, index: int) -> Any:
     return scene.video.keyframes.get(index=index)
 
 
+def _place(**fields: Any) -> KeyframePlacement:
+    """A placement whose footprint is the 40 x 30 px box at (20, 10) unless told otherwise."""
+    return KeyframePlacementFactory(**{"box": (20.0, 10.0, 60.0, 40.0), **fields})
+
+
 def _item(scene: Any, annotator: Any, **provenance: Any) -> Item:
     """An approved Zone Counting item asking about `provenance`'s time(s), its mark on the scene's image."""
     mark = MarkFactory(scene=scene, author=annotator)
@@ -65,12 +70,12 @@ def test_an_item_at_an_instant_gets_the_box_of_the_nearest_keyframe(scene, annot
     # given an item about 1.2 s and the keyframe at 1.0 s placed by matching
     item = _item(scene, annotator, time_s=1.2)
     image = scene.satellite_images.get()
-    KeyframePlacementFactory(
+    _place(
         keyframe=_keyframe(scene, 2), satellite_image=image, confidence=0.8, uncertainty_px=4.5, uncertainty_m=1.2,
         quad=[[20.4, 10.0], [60.0, 12.0], [59.0, 40.6], [21.0, 38.0]],
     )  # fmt: skip
     # a placement of a farther keyframe is not the one the item is about
-    KeyframePlacementFactory(keyframe=_keyframe(scene, 4), satellite_image=image, quad=[[0, 0], [9, 0], [9, 9], [0, 9]])
+    _place(keyframe=_keyframe(scene, 4), satellite_image=image, quad=[[0, 0], [9, 0], [9, 9], [0, 9]])
 
     # when it is released
     release = release_build(version="1.0", user=admin)
@@ -111,8 +116,8 @@ def test_without_a_placement_or_with_low_confidence_the_variant_states_there_is_
     unsure = _item(scene, annotator, time_s=1.0)
     on_threshold = _item(scene, annotator, time_s=2.0)
     image = scene.satellite_images.get()
-    KeyframePlacementFactory(keyframe=_keyframe(scene, 2), satellite_image=image, confidence=0.59)
-    KeyframePlacementFactory(keyframe=_keyframe(scene, 4), satellite_image=image, confidence=0.6)
+    _place(keyframe=_keyframe(scene, 2), satellite_image=image, confidence=0.59)
+    _place(keyframe=_keyframe(scene, 4), satellite_image=image, confidence=0.6)
 
     release = release_build(version="1.0", user=admin)
 
@@ -145,10 +150,8 @@ def test_an_item_about_the_whole_video_lists_five_frames_and_never_uses_its_key(
         answer="1.5", answer_format=Item.AnswerFormat.TIMESTAMP, provenance={"first_seen_s": 1.5}, marks=[mark],
     )  # fmt: skip
     image = scene.satellite_images.get()
-    KeyframePlacementFactory(keyframe=_keyframe(scene, 0), satellite_image=image, source="telemetry")
-    KeyframePlacementFactory(
-        keyframe=_keyframe(scene, 4), satellite_image=image, quad=[[150, 50], [250, 50], [250, 150], [150, 150]]
-    )
+    _place(keyframe=_keyframe(scene, 0), satellite_image=image, source="telemetry")
+    _place(keyframe=_keyframe(scene, 4), satellite_image=image, quad=[[150, 50], [250, 50], [250, 150], [150, 150]])
 
     release = release_build(version="1.0", user=admin)
 
@@ -170,7 +173,7 @@ def test_a_later_placement_changes_no_built_release(scene, annotator, admin, med
     # given release 1.0 with a placed item
     item = _item(scene, annotator, time_s=1.0)
     image = scene.satellite_images.get()
-    placement = KeyframePlacementFactory(keyframe=_keyframe(scene, 2), satellite_image=image)
+    placement = _place(keyframe=_keyframe(scene, 2), satellite_image=image)
     first = release_build(version="1.0", user=admin)
     root = root_of(first, media_root)
     files = {f["path"]: f["sha256"] for f in first.manifest["files"]}
@@ -199,7 +202,7 @@ def test_a_later_placement_changes_no_built_release(scene, annotator, admin, med
 def test_questions_and_variants_carry_both_questions(scene, annotator, admin, media_root) -> None:
     item = _item(scene, annotator, segment_s=[0.0, 2.0])
     image = scene.satellite_images.get()
-    KeyframePlacementFactory(keyframe=_keyframe(scene, 2), satellite_image=image)
+    _place(keyframe=_keyframe(scene, 2), satellite_image=image)
 
     release = release_build(version="1.0", user=admin)
 
@@ -267,8 +270,8 @@ def test_the_priors_of_a_release_take_the_same_few_queries_for_any_number_of_ite
     from review.releasing.records import release_inputs
 
     image = scene.satellite_images.get()
-    KeyframePlacementFactory(keyframe=_keyframe(scene, 1), satellite_image=image)
-    KeyframePlacementFactory(keyframe=_keyframe(scene, 3), satellite_image=image)
+    _place(keyframe=_keyframe(scene, 1), satellite_image=image)
+    _place(keyframe=_keyframe(scene, 3), satellite_image=image)
     items = [_item(scene, annotator, time_s=0.5 * k) for k in range(6)]
     for chosen in (items[:1], items):
         inputs = release_inputs(Item.objects.filter(id__in=[i.id for i in chosen]))
