@@ -125,7 +125,7 @@ def _vertex(
         w_after = (t - near[0].time_s) / span
         weights = [1 - w_after, w_after]
     through = [_through(k, x, y, video_size) for k in near]
-    point = sum(w * p for w, (p, _) in zip(weights, through, strict=True))
+    point = np.sum([w * p for w, (p, _) in zip(weights, through, strict=True)], axis=0)
     place_px = sum(w * k.placement.uncertainty_px for w, k in zip(weights, near, strict=True))
     track = sum(w * s for w, (_, s) in zip(weights, through, strict=True)) * track_px
     spread = float(np.linalg.norm(through[0][0] - through[-1][0])) / 2
