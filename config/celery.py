@@ -17,7 +17,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("skymark")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # Each stage keeps its Celery entry points in its own tasks.py.
-app.autodiscover_tasks(["annotator.processing", "annotator.compiling", "review.releasing"])
+app.autodiscover_tasks(["annotator.processing", "annotator.compiling", "annotator.marking.assist", "review.releasing"])
 
 log = logging.getLogger(__name__)
 _stop = threading.Event()

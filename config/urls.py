@@ -13,6 +13,7 @@ from annotator.intake import apis as intake_apis
 from annotator.intake import views as intake_views
 from annotator.marking import apis as marking_apis
 from annotator.marking import views as marking_views
+from annotator.marking.assist import apis as assist_apis
 from annotator.processing import apis as processing_apis
 from annotator.processing import files
 from annotator.processing.cvaa import apis as cvaa_apis
@@ -83,6 +84,15 @@ api = [
     # marking
     path("api/scenes/<int:scene_id>/marks/", marking_apis.SceneMarksApi.as_view(), name="api-scene-marks"),
     path("api/marks/<int:mark_id>/", marking_apis.MarkDetailApi.as_view(), name="api-mark"),
+    path("api/marks/<int:mark_id>/confirm/", assist_apis.MarkConfirmApi.as_view(), name="api-mark-confirm"),
+    path("api/scenes/<int:scene_id>/tracks/", assist_apis.SceneTracksApi.as_view(), name="api-scene-tracks"),
+    path(
+        "api/scenes/<int:scene_id>/tracks/batch/",
+        assist_apis.SceneTracksBatchApi.as_view(),
+        name="api-scene-tracks-batch",
+    ),
+    path("api/tracks/<int:track_id>/", assist_apis.TrackApi.as_view(), name="api-track"),
+    path("api/tracks/<int:track_id>/cancel/", assist_apis.TrackCancelApi.as_view(), name="api-track-cancel"),
     # compiling
     path("api/items/", compiling_apis.ItemListApi.as_view(), name="api-items"),
     path("api/items/check/", compiling_apis.ItemCheckApi.as_view(), name="api-items-check"),

@@ -62,6 +62,9 @@ def marks_for_item(*, user: Any, mark_ids: list[int]) -> list[Mark]:
     marks.sort(key=lambda m: mark_ids.index(m.id))
     if len({m.scene_id for m in marks}) != 1:
         raise ValidationError({"mark_ids": "all marks of an item come from one scene"})
+    drafts = [m.id for m in marks if m.draft]
+    if drafts:  # a tracked trajectory is the tracker's guess until its author confirms it
+        raise ValidationError({"mark_ids": f"mark {drafts[0]} is a draft trajectory: confirm it before compiling"})
     if not scene_is_assigned(user=user, scene_id=marks[0].scene_id):
         raise PermissionDenied("this scene is no longer assigned to you")
     return marks

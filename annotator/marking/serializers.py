@@ -39,6 +39,8 @@ class MarkOutputSerializer(serializers.Serializer):
     # The mark this one was copied from on write (null for marks drawn as such).
     copied_from = serializers.IntegerField(source="copied_from_id", allow_null=True)
     client_key = serializers.UUIDField(allow_null=True)
+    # A tracked trajectory its author has not confirmed yet (annotator.marking.assist).
+    draft = serializers.BooleanField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
     lonlat = serializers.SerializerMethodField()

@@ -75,12 +75,15 @@ def mark_create(
     vertex_times: list[float] | None = None,
     facts: dict[str, Any] | None = None,
     client_key: uuid.UUID | None = None,
+    draft: bool = False,
 ) -> Mark:
     """Create a mark on one of the scene's satellite images. Checked before the write transaction:
     on the embedded default a transaction holds the one writer lock every save queues on, and the
     checks (the image, the video's length, shapely) held it for most of a mark POST, which then waited
     on the lock a quarter of its time under the 8-client unit load (bench/README.md). The mark itself
     is one INSERT.
+
+    `draft`: a tracked trajectory, final only once its author confirms it (marking.assist).
 
     `client_key`: drawn by the client for this mark and sent again with every retry of the create.
     A key the author used before returns the mark it made (as it is now) instead of a second one;
@@ -114,6 +117,7 @@ def mark_create(
         "vertex_times": vertex_times or [],
         "facts": facts,
         "client_key": client_key,
+        "draft": draft,
     }
     try:
         with transaction.atomic():  # a savepoint: the unique key decides a race between two retries

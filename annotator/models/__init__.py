@@ -1,5 +1,6 @@
 """Tables and database constraints only; business rules live in services/."""
 
+from .assist import TrackingJob
 from .compiling import ModelView, Phrasing, ViewsSignal
 from .cvaa import CvaaCheckpoint, CvaaPreview, CvaaTraining, FrameFootprint, KeyframePlacement
 from .marks import Item, Mark
@@ -27,6 +28,7 @@ __all__ = [
     "Scene",
     "TelemetrySample",
     "TelemetryTrack",
+    "TrackingJob",
     "Video",
     "ViewsSignal",
     "project_default_id",

@@ -37,6 +37,9 @@ class Mark(models.Model):
     # A key the client draws for each new mark: a create sent again (its answer was lost) finds the
     # mark the first one made instead of making a second (annotator.marking.services.mark_create).
     client_key = models.UUIDField(null=True, blank=True)
+    # A trajectory the tracker drew (annotator.marking.assist): its author corrects it like any mark,
+    # and it is final only once they confirm it; items cannot be compiled from a draft.
+    draft = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

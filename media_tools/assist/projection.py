@@ -20,11 +20,14 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..cvaa.placement import Placement
-from .tracker import TrackedFrame
+
+if TYPE_CHECKING:  # the tracker imports OpenCV; a web process projects nothing but reads this module
+    from .tracker import TrackedFrame
 
 INTERPOLATE, NEAREST = "interpolate", "nearest"
 

@@ -133,6 +133,12 @@ RULES: dict[str, Route] = {
     "api-cvaa-trainings": api(get=admin, post=admin),
     "api-scene-marks": api(get=scene, post=annotate),
     "api-mark": api(get=mark, patch=annotate, delete=annotate),
+    "api-mark-confirm": api(post=annotate),
+    "api-scene-tracks": api(post=annotate),
+    "api-scene-tracks-batch": api(post=annotate),
+    # A tracking job is its author's alone, on a scene still assigned to them.
+    "api-track": api(get=annotate),
+    "api-track-cancel": api(post=annotate),
     "api-items": api(get=roles(ANN, ADM), post=roles(ANN)),
     "api-items-check": api(post=roles(ANN)),
     "api-items-preview": api(post=roles(ANN)),

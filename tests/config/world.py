@@ -18,7 +18,7 @@ from rest_framework.authtoken.models import Token
 from annotator.access.roles import ADJUDICATOR
 from annotator.compiling import lifecycle
 from annotator.compiling.services import item_compile
-from annotator.models import Item, MediaJob
+from annotator.models import Item, MediaJob, TrackingJob
 from review.models import Release, ReviewAssignment
 from review.reviewing.services import review_start
 from tests.factories import (
@@ -87,6 +87,7 @@ def build_world() -> World:
     adjudicate = ItemFactory(scene=scenes["other"], author=other, state=Item.State.IN_ADJUDICATION)
     jobs = {k: MediaJobFactory(scene=s, kind=MediaJob.Kind.PROBE) for k, s in scenes.items()}
     keyframes = {k: KeyframeFactory(video=s.video, index=0) for k, s in scenes.items()}
+    tracks = {k: _tracking_job(marks[k]) for k in scenes}
     release = Release.objects.create(
         version=RELEASE, created_by=users["admin"], state=Release.State.FROZEN, manifest={"files": []},
         root=f"releases/{RELEASE}", frozen_at=timezone.now(), items_file=f"releases/{RELEASE}/items.jsonl",
@@ -102,6 +103,7 @@ def build_world() -> World:
         "item_id": {**{k: i.id for k, i in items.items()}},
         "adjudication_item_id": {"own": adjudicate.id, "other": adjudicate.id, "unassigned": adjudicate.id},
         "job_id": {k: j.id for k, j in jobs.items()},
+        "track_id": {k: t.id for k, t in tracks.items()},
         "image_id": first_image,
         "video_id": {k: kf.video_id for k, kf in keyframes.items()},
         "index": dict.fromkeys((*OWNERSHIP, FOREIGN), 0),
@@ -112,6 +114,14 @@ def build_world() -> World:
     for name, value in foreign.items():
         world.ids[name][FOREIGN] = value
     return world
+
+
+def _tracking_job(mark: Any) -> TrackingJob:
+    """A finished tracking job by the mark's author on its scene (a cancel answers 409, allowed)."""
+    return TrackingJob.objects.create(
+        scene=mark.scene, satellite_image=mark.satellite_image, author=mark.author, label=mark.label,
+        time_s=0.0, box=[10, 10, 16, 16], duration_s=1.0, state=TrackingJob.State.SUCCEEDED,
+    )  # fmt: skip
 
 
 def _foreign(users: dict[str, Any]) -> dict[str, Any]:
@@ -140,6 +150,7 @@ def _foreign(users: dict[str, Any]) -> dict[str, Any]:
         "item_id": item.id,
         "adjudication_item_id": adjudicate.id,
         "job_id": job.id,
+        "track_id": _tracking_job(mark).id,
         "image_id": scene.satellite_images.get().id,
         "video_id": keyframe.video_id,
         "version": version,
