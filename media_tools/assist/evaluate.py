@@ -93,6 +93,7 @@ def evaluate_paths(
     min_frames: int = 5,
     params: TrackerParams | None = None,
     clock: Callable[[], float] | None = None,
+    max_gap_s: float = 5.0,
 ) -> Report:
     """The module doc's measurement over every path of at least `min_frames` frames."""
     report = Report()
@@ -105,7 +106,9 @@ def evaluate_paths(
         t0 = clock() if clock else 0.0
         tracked = track_path(frames, path, params)
         report.seconds_tracking += (clock() - t0) if clock else 0.0
-        vertices = project_track(tracked, keyframes, video_size=size, metres_per_px=metres_per_px, mode=mode)
+        vertices = project_track(
+            tracked, keyframes, video_size=size, metres_per_px=metres_per_px, mode=mode, max_gap_s=max_gap_s
+        )
         for f, v in zip(tracked, vertices, strict=True):
             if v.x is None or v.y is None or f.index not in path.boxes or f.index not in truth_homographies:
                 continue
@@ -151,6 +154,7 @@ def table(
     rows: Mapping[str, tuple[Sequence[PlacedKeyframe], str]],
     metres_per_px: float,
     clock: Callable[[], float] | None = None,
+    max_gap_s: float = 5.0,
 ) -> dict[str, dict[str, float]]:
     """evaluate_paths once per row: name -> (keyframe placements, projection mode). The tracks are the
     same in every row (the tracker is deterministic); only what they are projected through changes."""
@@ -165,6 +169,7 @@ def table(
                 metres_per_px=metres_per_px,
                 mode=mode,
                 clock=clock,
+                max_gap_s=max_gap_s,
             ).summary(),
         }
         for name, (keyframes, mode) in rows.items()
