@@ -50,7 +50,7 @@ class Command(BaseCommand):
         try:
             with tempfile.TemporaryDirectory(prefix="skymark-eval-assist-") as tmp:
                 setup = saro_setup(
-                    opts["testdata"] / "videos", Path(tmp), image_ref=GeoReference.from_dict(image.georef)
+                    opts["testdata"] / "videos", Path(tmp), image_ref=GeoReference.from_dict(image.georef or {})
                 )
         except (MediaError, OSError, ValueError) as exc:
             raise CommandError(f"the Saro test media: {exc}") from exc
