@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -96,6 +97,7 @@ def _vertices(job: TrackingJob, frames: list[Any]) -> list[dict[str, Any]]:
         placed_keyframes(scene=job.scene, image=image),
         video_size=(video.width or 1, video.height or 1),
         metres_per_px=metres_per_px(image),
+        max_gap_s=settings.SKYMARK_ASSIST_MAX_GAP_S,
     )
     rows = []
     for f, v in zip(frames, vertices, strict=True):

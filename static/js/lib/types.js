@@ -64,6 +64,7 @@
  *   edit is written to a copy they move to (the server answers with the copy, another id)
  * @property {number|null} [copied_from] the mark this one was copied from on write
  * @property {string|null} [client_key] drawn by the page for the create, sent with every retry of it
+ * @property {boolean} [draft] a tracked trajectory its author has not confirmed yet
  */
 
 /**

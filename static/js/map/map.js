@@ -66,6 +66,9 @@ export class MapView {
     this.cvaaFrames = null;
     this.placementMinConfidence = 0;
     this.cvaaLayer = new ol.layer.Vector({ source: this.cvaa, style: S.cvaa });
+    /** A draft trajectory's per-vertex uncertainty (assisted tracking). */
+    this.uncertainty = new ol.source.Vector();
+    this.uncertaintyLayer = new ol.layer.Vector({ source: this.uncertainty, style: S.uncertainty });
     this.marksLayer = new ol.layer.Vector({ source: this.marks, style: (f) => S.mark(this, f) });
     this.dotsLayer = new ol.layer.Vector({ source: this.dots, style: (f) => S.dot(this, f) });
     this.pendingLayer = new ol.layer.Vector({ source: this.pending, style: S.pending });
@@ -73,7 +76,7 @@ export class MapView {
 
     this.map = new ol.Map({
       target,
-      layers: [this.baseLayer(opts), this.cvaaLayer, this.marksLayer, this.dotsLayer, this.pendingLayer, this.handlesLayer],
+      layers: [this.baseLayer(opts), this.cvaaLayer, this.uncertaintyLayer, this.marksLayer, this.dotsLayer, this.pendingLayer, this.handlesLayer],
       view: this.pixelView(),
     });
     this.fit();
@@ -377,6 +380,26 @@ export class MapView {
     if (!f) return null;
     const quad = f.getGeometry().getCoordinates()[0].slice(0, 4).map(([x, y]) => [x, this.h - y]);
     return { quad, label: f.get("label"), source: f.get("source") };
+  }
+
+  /** Circles of a draft trajectory's uncertainty, one per vertex (API pixels; radius in pixels),
+   *  labelled with the placement source each was projected through; [] clears them.
+   *  @param {{x: number, y: number, r: number, source: string}[]} circles */
+  setUncertainty(circles) {
+    this.uncertainty.clear();
+    this.uncertainty.addFeatures(circles.filter((c) => c.r > 0).map((c) => {
+      const f = new ol.Feature({ geometry: new ol.geom.Circle([c.x, this.h - c.y], c.r) });
+      f.set("source", c.source);
+      return f;
+    }));
+  }
+
+  /** The uncertainty circles drawn now: [x, y, r, source] in API pixels. */
+  uncertaintyCircles() {
+    return this.uncertainty.getFeatures().map((f) => {
+      const [x, y] = f.getGeometry().getCenter();
+      return [x, this.h - y, f.getGeometry().getRadius(), f.get("source")];
+    });
   }
 
   /** The CVAA box drawn now, in API pixels, or null. */

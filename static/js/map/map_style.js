@@ -23,7 +23,7 @@ export function rgba(hex, a) {
 /** @param {Mark} mark @param {number} alpha @param {boolean} flagged */
 function label(mark, alpha, flagged) {
   return new ol.style.Text({
-    text: (flagged ? "✗ " : "") + mark.label, font: "600 12px system-ui, sans-serif",
+    text: (flagged ? "✗ " : "") + mark.label + (mark.draft ? " (draft)" : ""), font: "600 12px system-ui, sans-serif",
     // Point labels sit to the right so they do not cover the point or a region label under it.
     offsetX: mark.kind === "point" ? 10 : 0, textAlign: mark.kind === "point" ? "left" : "center",
     fill: new ol.style.Fill({ color: rgba(flagged ? "#8a1c1c" : "#111111", alpha) }),
@@ -69,7 +69,9 @@ export function mark(map, feature) {
     }));
     return styles;
   }
-  const stroke = new ol.style.Stroke({ color: rgba(color, alpha), width, lineDash: flagged && !selected ? [8, 4] : undefined });
+  // A draft trajectory (tracked, not yet confirmed) is dashed, so it never passes for a drawn one.
+  const dash = m.draft ? [10, 6] : flagged && !selected ? [8, 4] : undefined;
+  const stroke = new ol.style.Stroke({ color: rgba(color, alpha), width, lineDash: dash });
   if (m.kind === "polyline") {
     styles.push(new ol.style.Style({ stroke, text }));
     // Vertices as small rings: a recorded trajectory shows where each timestamp was taken.
@@ -155,4 +157,15 @@ export function cvaa(feature) {
       }),
     }),
   ];
+}
+
+/** A draft trajectory's uncertainty around each vertex: a soft disc, amber where the placement was
+ * chained or matched rather than fixed by control points. @param {any} feature */
+export function uncertainty(feature) {
+  const fixed = String(feature.get("source") || "").startsWith("control_points") || feature.get("source") === "same_frame";
+  const color = fixed ? TEAL : "#d9a400";
+  return new ol.style.Style({
+    fill: new ol.style.Fill({ color: rgba(color, 0.18) }),
+    stroke: new ol.style.Stroke({ color: rgba(color, 0.6), width: 1 }),
+  });
 }

@@ -25,6 +25,7 @@ import { geometryErrors, shiftedTo, timeErrors } from "../lib/geom.js";
  * @property {() => void} copy
  * @property {(kind: string, geometry: Geometry, extra: {vertex_times?: number[]}) => void} createDrawn
  * @property {(id: number, geometry: Geometry) => void} reshape
+ * @property {(both: boolean) => void} track track the target set in the video (assist.js)
  */
 
 /** @param {Workspace} ws @param {number|null} id */
@@ -116,5 +117,6 @@ export function createActions(ws) {
     copy: () => copy(ws),
     createDrawn: (kind, geometry, extra) => createDrawn(ws, kind, geometry, extra),
     reshape: (id, geometry) => reshape(ws, id, geometry),
+    track: (both) => { if (ws.assist) ws.assist.track(both); },
   };
 }

@@ -9,6 +9,7 @@ import { ItemsPanel } from "../panels/items.js";
 import { ReviewPanel } from "../panels/review.js";
 import { setupEditor } from "../panels/editor.js";
 import { createActions } from "./actions.js";
+import { setupAssist } from "./assist.js";
 import { EffortMeter, watchActivity } from "./effort.js";
 import { wireEvents } from "./events.js";
 import { setupKeys } from "./keys.js";
@@ -59,6 +60,8 @@ function exposeForConsole(ws) {
     imageId: () => ws.imageId,
     compose: () => ws.compose,
     effort: () => ws.effort,
+    assist: () => ws.assist,
+    uncertainty: () => (ws.map ? ws.map.uncertaintyCircles() : []),
   };
 }
 
@@ -85,6 +88,7 @@ function start() {
     ws.compose = compose;
     watchActivity(ws.effort, (s) => compose.showClock(s));
   }
+  ws.assist = setupAssist(ws);
   setupKeys(ws);
   followCursor(ws);
   ws.timeline.loadFilmstrip({ vttUrl: ws.cfg.filmstripVtt || null, keyframesUrl: ws.cfg.keyframesUrl });

@@ -28,6 +28,8 @@ export const SHORTCUTS = [
   ["P", "Point tool (key location)", letter("p"), "tool", "point"],
   ["G", "Polygon tool (region)", letter("g"), "tool", "polygon"],
   ["T", "Trajectory tool (each click = vertex at the video time)", letter("t"), "tool", "polyline"],
+  ["K  /  Shift + K", "Track the target Shift+clicked in the video (Shift+K: backward too)", (e) => plain(e) && !e.shiftKey && e.key.toLowerCase() === "k", "track", false],
+  [null, null, (e) => plain(e) && !!e.shiftKey && e.key.toLowerCase() === "k", "track", true],
   ["V  /  Esc", "Select tool (Esc also cancels the shape being drawn)", letter("v"), "tool", "none"],
   [null, null, (e) => e.key === "Escape", "escape"],
   ["Enter", "Finish the polygon or trajectory being drawn", (e) => plain(e) && e.key === "Enter", "finish"],

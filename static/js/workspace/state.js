@@ -39,6 +39,10 @@ import { MarkStore } from "./store.js";
  * @property {string} [itemRecordUrl] an item's revisions and reviews (the author's and admins' page)
  * @property {string} keyframesUrl
  * @property {string} cvaaUrl CVAA previews of every keyframe (boxes and footprints)
+ * @property {string} tracksUrl start tracking a target (assisted trajectories)
+ * @property {string} trackUrl a tracking job (0 where its id goes)
+ * @property {string} trackCancelUrl
+ * @property {string} markConfirmUrl confirm a draft trajectory (0 where the mark id goes)
  * @property {string} [filmstripVtt] only when the pipeline built the thumbnails track
  * @property {string} editable "1" or ""
  * @property {string} canListItems
@@ -97,6 +101,7 @@ import { MarkStore } from "./store.js";
  * @property {import("../panels/review.js").ReviewPanel} review
  * @property {import("./keys.js").Help} help
  * @property {import("./actions.js").Actions} actions
+ * @property {import("./assist.js").Assist|null} assist tracking a target into a draft trajectory (editable pages)
  * @property {(id: number) => boolean} isLocked part of an item in review or approved
  * @property {(mark: Mark) => boolean} isCurrent the mark's time anchor contains the cursor
  * @property {() => Mark|null} selectedMark

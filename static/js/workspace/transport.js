@@ -23,5 +23,6 @@ export function setupTransport(ws) {
     byId("duration").textContent = cursor.duration.toFixed(2);
     ws.timeline.layout();
   });
-  video.addEventListener("click", () => cursor.toggle());
+  // Shift+click sets the target to track (assist.js), it does not play.
+  video.addEventListener("click", (ev) => { if (!ev.shiftKey) cursor.toggle(); });
 }

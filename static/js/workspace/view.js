@@ -52,6 +52,7 @@ function renderMarks(ws) {
     selectedId: ws.selectedId, highlighted: ws.highlighted, flagged: ws.feedback, hidden: (m) => ws.hiddenLabels.has(m.label),
   });
   if (ws.editor) ws.editor.refresh();
+  if (ws.assist) ws.assist.refresh();
 }
 
 /** Follow the time cursor. @param {Workspace} ws @param {number} t */

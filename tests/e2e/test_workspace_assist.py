@@ -1,0 +1,95 @@
+"""Assisted trajectories in the browser: Shift+click a car in the Saro video, press K, see the draft
+trajectory on the map with its source and uncertainty, drop outliers, confirm."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from annotator.intake.services import SceneSpec, scene_import
+from annotator.models import Mark, Scene
+from media_tools.geo import read_gcp_csv
+from tests.e2e.workspace_helpers import _open, _seek
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+# A car at 0 s (the centre of its labelled box in frame_000000.txt, video pixels), which drives on
+# through the roundabout at about 20 px a frame.
+CAR = (1181.5, 484.0)
+
+
+@pytest.fixture
+def ortho_scene(testdata: Path, make_user, eager_celery) -> Scene:  # type: ignore[no-untyped-def]
+    """Saro as the demo imports it: the map is the first frame warped north-up with the surveyed control
+    points (0.11 m/px), so the import's footprint is a control-point homography with metres."""
+    make_user("ann", "annotator")
+    videos = testdata / "videos"
+    spec = SceneSpec(
+        name="Saro",
+        video=videos / "saro_roundabout_topdown_1080p_3fps.mp4",
+        orthophoto_from_keyframe_s=0,
+        gcps=[list(p) for p in read_gcp_csv(videos / "saro_roundabout_gcp_pixels_1080p.csv")],
+        annotators=["ann"],
+    )
+    return scene_import(spec=spec, created_by=None)
+
+
+def _shift_click_video(page, x: float, y: float) -> None:  # type: ignore[no-untyped-def]
+    """Shift+click video pixel (x, y) wherever the page has put the picture."""
+    box = page.locator("#video").bounding_box()
+    vw, vh = page.evaluate("(v => [v.videoWidth, v.videoHeight])(document.getElementById('video'))")
+    scale = min(box["width"] / vw, box["height"] / vh)
+    left = box["x"] + (box["width"] - vw * scale) / 2
+    top = box["y"] + (box["height"] - vh * scale) / 2
+    page.keyboard.down("Shift")
+    page.mouse.click(left + x * scale, top + y * scale)
+    page.keyboard.up("Shift")
+
+
+def test_a_shift_click_and_k_give_a_draft_that_is_confirmed(ortho_scene: Scene, login, screenshot) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    page = login("ann")
+    _open(page, ortho_scene.id)
+    _seek(page, 0.0)
+    page.fill("#mark-label", "car")
+
+    # K with no target says what to do first
+    page.locator("#map").click()  # the focus off the label field: K is a shortcut, not a letter
+    page.keyboard.press("k")
+    expect(page.locator("#assist-status")).to_contain_text("Shift+click the target")
+
+    # Shift+click the car: the video stays paused and the target is marked over it
+    _shift_click_video(page, *CAR)
+    assert page.evaluate("document.getElementById('video').paused")
+    expect(page.locator("#assist-target")).to_be_visible()
+
+    # K tracks it: the draft trajectory appears with its source and uncertainty in metres
+    page.keyboard.press("k")
+    expect(page.locator("#assist-status")).to_contain_text("Draft trajectory", timeout=60_000)
+    status = page.inner_text("#assist-status")
+    assert "via control points" in status and " m ·" in status, status
+    expect(page.locator("#assist-confirm")).to_be_visible()
+    [mark] = Mark.objects.filter(scene=ortho_scene)
+    assert mark.draft and mark.kind == "polyline" and mark.label == "car"
+    assert len(mark.vertex_times) >= 10 and mark.vertex_times[0] == pytest.approx(0.0, abs=0.01)
+    circles = page.evaluate("Skymark.workspace.uncertainty()")
+    assert len(circles) == len(mark.vertex_times) and all(c[3] == "control_points" for c in circles)
+    label = page.evaluate(f"Skymark.workspace.store.get({mark.id}).draft")
+    assert label is True
+    page.evaluate(f"Skymark.workspace.map.fitTo([{mark.id}])")
+    page.wait_for_timeout(300)
+    shot = screenshot(page, "draft")
+    assert shot.stat().st_size > 10_000
+
+    # Drop outliers is an ordinary edit; then Confirm makes it final
+    page.click("#assist-drop")
+    page.click("#assist-confirm")
+    expect(page.locator("#assist-status")).to_have_text("Trajectory confirmed")
+    mark.refresh_from_db()
+    assert not mark.draft
+    assert page.evaluate(f"Skymark.workspace.store.get({mark.id}).draft") is False
+    expect(page.locator("#assist-confirm")).to_be_hidden()
+    screenshot(page, "confirmed")
+    assert page.js_errors == []
