@@ -48,10 +48,27 @@ class SaroSetup:
         grid = np.arange(0.0, times[-1] + 1e-6, 1.0 / self.keyframe_fps)
         return sorted({int(np.argmin(abs(times - t))) for t in grid})
 
-    def rows(self) -> dict[str, tuple[list[PlacedKeyframe], str]]:
+    def chained(self, indices: list[int]) -> list[PlacedKeyframe]:
+        """The keyframes placed as the platform places frames without control points of their own:
+        chained from frame 0's control-point placement through the keyframes (media_tools.cvaa.chain,
+        frame-to-frame homographies), unplaced where the chain breaks."""
+        from ..cvaa.tracking import chain
+
+        rgb = [np.repeat(self.frames[i].gray[:, :, None], 3, axis=2) for i in indices]
+        placed = chain(rgb, {0: self.placements[indices[0]]})
+        return [PlacedKeyframe(self.frames[i].time_s, p) for i, p in zip(indices, placed, strict=True) if p]
+
+    def rows(self, *, chained: bool = True) -> dict[str, tuple[list[PlacedKeyframe], str]]:
         every = self.keyframes(list(range(len(self.frames))))
         kf = self.keyframes(self.keyframe_indices())
+        extra = {}
+        if chained:
+            extra[f"keyframes {self.keyframe_fps:g} fps chained from frame 0"] = (
+                self.chained(self.keyframe_indices()),
+                INTERPOLATE,
+            )
         return {
+            **extra,
             f"keyframes {self.keyframe_fps:g} fps, interpolated": (kf, INTERPOLATE),
             f"keyframes {self.keyframe_fps:g} fps, nearest": (kf, NEAREST),
             "per-frame control points": (every, INTERPOLATE),

@@ -56,7 +56,7 @@ class Command(BaseCommand):
             raise CommandError(f"the Saro test media: {exc}") from exc
         rows = {
             "platform placements, interpolated": (placed, INTERPOLATE),
-            "per-frame control points": setup.rows()["per-frame control points"],
+            "per-frame control points": setup.rows(chained=False)["per-frame control points"],
         }
         result = table(
             setup.frames,
