@@ -54,12 +54,12 @@ def main() -> None:
         f"{SARO}: {len(setup.frames)} frames, {setup.metres_per_px:.3f} m/px;",
         platform.processor() or platform.machine(),
     )
-    print(f"{'row':<32}{'paths':>6}{'tracked':>9}{'mean m':>8}{'p50 m':>7}{'p90 m':>7}", end="")
+    print(f"{'row':<40}{'paths':>6}{'tracked':>9}{'mean m':>8}{'p50 m':>7}{'p90 m':>7}", end="")
     print(f"{'<1 m':>7}{'unc m':>7}{'s/track':>9}")
     for name, r in result.items():
         per = r.get("seconds_per_path", float("nan"))
         print(
-            f"{name:<32}{r['paths']:>6}{r['share_tracked']:>9.3f}{r['mean_m']:>8.2f}{r['p50_m']:>7.2f}"
+            f"{name:<40}{r['paths']:>6}{r['share_tracked']:>9.3f}{r['mean_m']:>8.2f}{r['p50_m']:>7.2f}"
             f"{r['p90_m']:>7.2f}{r['within_1m']:>7.2f}{r['mean_uncertainty_m']:>7.2f}{per:>9.3f}"
         )
 

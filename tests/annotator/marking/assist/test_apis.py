@@ -7,7 +7,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from django.core.exceptions import ValidationError
 
+from annotator.compiling.batch import items_compile_all
 from annotator.compiling.services import item_compile
 from annotator.models import Item, Mark, TrackingJob
 from tests.factories import MarkFactory
@@ -60,9 +62,10 @@ def test_a_draft_is_corrected_by_a_mark_edit_confirmed_and_only_then_compiled(
     job = _tracked(client, square_scene, django_capture_on_commit_callbacks, box=[40, 40, 24, 24])
     mark = client.get(f"/api/marks/{job['mark']}/").json()
     assert mark["draft"] is True
-    # a draft cannot make an item
-    with pytest.raises(Exception, match="draft trajectory"):
+    # a draft cannot make an item, alone or in a batch compile
+    with pytest.raises(ValidationError, match="draft trajectory"):
         item_compile(user=annotator, task=Item.Task.TRAJECTORY_MATCHING, mark_ids=[mark["id"]])
+    assert items_compile_all(user=annotator, scene_id=square_scene.id).items == []
 
     # when the annotator drops an outlier vertex (the third) through the ordinary edit
     coords = mark["geometry"]["coordinates"]
@@ -79,6 +82,8 @@ def test_a_draft_is_corrected_by_a_mark_edit_confirmed_and_only_then_compiled(
     assert done.status_code == 200 and done.json()["draft"] is False
     again = client.post(f"/api/marks/{mark['id']}/confirm/", {"version": done.json()["version"]}, format="json")
     assert again.status_code == 400 and "not a draft" in again.json()["mark"][0]
+    # confirmed, it compiles like a drawn trajectory
+    assert [i.task for i in items_compile_all(user=annotator, scene_id=square_scene.id).items] != []
 
 
 def test_a_pending_job_is_cancelled_and_a_finished_one_cannot_be(
