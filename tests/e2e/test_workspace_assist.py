@@ -93,3 +93,36 @@ def test_a_shift_click_and_k_give_a_draft_that_is_confirmed(ortho_scene: Scene, 
     expect(page.locator("#assist-confirm")).to_be_hidden()
     screenshot(page, "confirmed")
     assert page.js_errors == []
+
+
+def test_every_marked_car_near_the_cursor_gets_a_draft(ortho_scene: Scene, login, screenshot) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+    from playwright.sync_api import expect
+
+    from annotator.marking.assist.placements import placed_keyframes
+    from annotator.marking.services import mark_create
+
+    # given the annotator marked the car once, as a point on the map at 0 s
+    scene = Scene.objects.select_related("video").get(id=ortho_scene.id)  # as probed since the import
+    image = scene.satellite_images.get()
+    [placed] = placed_keyframes(scene=scene, image=image)
+    x, y = placed.placement.project(np.array([CAR]))[0]
+    ann = ortho_scene.assignments.get().annotator
+    point = {"type": "Point", "coordinates": [float(x), float(y)]}
+    target = mark_create(
+        scene=ortho_scene, author=ann, satellite_image=image, kind="point", geometry=point, label="car", time_start=0.0
+    )
+
+    page = login("ann")
+    _open(page, ortho_scene.id)
+    _seek(page, 1.0)
+    page.fill("#mark-label", "car")
+    page.click("#assist-batch")
+    expect(page.locator("#assist-status")).to_have_text(
+        "1 draft trajectory made · check each, then Confirm", timeout=60_000
+    )
+    draft = Mark.objects.exclude(id=target.id).get(scene=ortho_scene)
+    assert draft.draft and draft.kind == "polyline" and draft.vertex_times[0] == pytest.approx(0.0, abs=0.01)
+    assert page.evaluate(f"Skymark.workspace.store.get({draft.id}).draft") is True
+    screenshot(page, "batch")
+    assert page.js_errors == []

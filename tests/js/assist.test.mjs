@@ -77,3 +77,18 @@ describe("outliers and dropping vertices", () => {
     assert.deepEqual(circles, [{ x: 1, y: 5, r: 6, source: "chaining" }, { x: 9, y: 9, r: 0, source: "edited" }]);
   });
 });
+
+describe("batches", () => {
+  it("take a clip around the cursor inside the video", async () => {
+    const { clipAround } = await import("../../static/js/lib/assist.js");
+    assert.deepEqual(clipAround(2, 10), { start_s: 0, end_s: 7 });
+    assert.deepEqual(clipAround(8, 10), { start_s: 3, end_s: 10 });
+  });
+  it("say how far they are and what came of them", async () => {
+    const { batchText } = await import("../../static/js/lib/assist.js");
+    const job = (state, progress = 0, error = "") => ({ id: 1, state, progress, error, detail: "", vertices: [], mark: null });
+    assert.equal(batchText([job("running", 50), job("succeeded", 100)]), "Tracking 2 targets… 75 %");
+    assert.equal(batchText([job("succeeded"), job("failed", 0, "lost")]), "1 draft trajectory made, 1 failed (lost) · check each, then Confirm");
+    assert.equal(batchText([]), "No targets to track");
+  });
+});

@@ -149,3 +149,26 @@ export function uncertaintyCircles(pts, times, vs) {
     return { x: p[0], y: p[1], r: v && v.uncertainty_px !== null ? v.uncertainty_px : 0, source: v ? v.source : "edited" };
   });
 }
+
+/** The clip a batch tracks around the cursor: `half` seconds each way, inside the video.
+ * @param {number} t @param {number} duration @param {number} [half] */
+export function clipAround(t, duration, half = 5) {
+  const start = Math.max(0, t - half);
+  const end = duration > 0 ? Math.min(duration, t + half) : t + half;
+  return { start_s: Math.round(start * 1000) / 1000, end_s: Math.round(end * 1000) / 1000 };
+}
+
+/** The status line for a batch: overall progress while any job runs, then what came of them.
+ * @param {TrackJob[]} jobs */
+export function batchText(jobs) {
+  if (!jobs.length) return "No targets to track";
+  const running = jobs.filter((j) => !isDone(j.state));
+  if (running.length) {
+    const pct = Math.round(jobs.reduce((s, j) => s + (isDone(j.state) ? 100 : j.progress), 0) / jobs.length);
+    return `Tracking ${jobs.length} target${jobs.length === 1 ? "" : "s"}… ${pct} %`;
+  }
+  const ok = jobs.filter((j) => j.state === "succeeded").length;
+  const failed = jobs.filter((j) => j.state === "failed").length;
+  return `${ok} draft trajector${ok === 1 ? "y" : "ies"} made` + (failed ? `, ${failed} failed (${jobs.find((j) => j.state === "failed")?.error})` : "") +
+    (ok ? " · check each, then Confirm" : "");
+}

@@ -74,6 +74,7 @@ export function markEntry(mark, opts) {
     top.append(el("span", { class: "badge state-rejected mk-flag", title: opts.feedback.map((f) => f.uid + ": " + f.reasons.join("; ")).join("\n") }, "✗ rejected"));
   }
   if (opts.pending) top.append(el("span", { class: "mk-pending", title: "Not saved on the server yet" }, "unsaved"));
+  if (mark.draft) top.append(el("span", { class: "mk-pending mk-draft", title: "Drawn by the tracker: check it, then Confirm (no item can use it before)" }, "draft"));
   if (opts.editable && opts.locked) {
     top.append(el("span", { class: "mk-lock", title: "Part of an item in review or approved; it cannot change now" }, "locked"));
   } else if (opts.editable) {

@@ -8,7 +8,7 @@
 import { ApiError, api, urlFor } from "../lib/api.js";
 import { byId } from "../lib/dom.js";
 import {
-  elementPixel, isDone, jobText, outliers, targetOf, trackRequest, uncertaintyCircles, videoPixel, withoutVertices,
+  batchText, clipAround, elementPixel, isDone, jobText, outliers, targetOf, trackRequest, uncertaintyCircles, videoPixel, withoutVertices,
 } from "../lib/assist.js";
 
 /** @typedef {import("./state.js").Workspace} Workspace */
@@ -30,6 +30,7 @@ export class Assist {
     this.cancelBtn = /** @type {HTMLButtonElement} */ (byId("assist-cancel"));
     this.confirmBtn = /** @type {HTMLButtonElement} */ (byId("assist-confirm"));
     this.dropBtn = /** @type {HTMLButtonElement} */ (byId("assist-drop"));
+    this.batchBtn = /** @type {HTMLButtonElement} */ (byId("assist-batch"));
     /** The target to track, in video pixels: a point or a box. @type {{point: XY}|{box: number[]}|null} */
     this.target = null;
     /** @type {TrackJob|null} */
@@ -63,6 +64,7 @@ export class Assist {
     this.cancelBtn.addEventListener("click", () => this.cancel());
     this.confirmBtn.addEventListener("click", () => this.confirm());
     this.dropBtn.addEventListener("click", () => this.dropOutliers());
+    this.batchBtn.addEventListener("click", () => this.trackAll());
     new ResizeObserver(() => { if (this.target) this.show(this.target); }).observe(this.box);
   }
 
@@ -122,6 +124,35 @@ export class Assist {
     this.marker.classList.add("hidden");
     this.target = null;
     this.follow();
+  }
+
+  /** Every target of the editor's label marked (point or ellipse) within 5 s of the cursor, tracked
+   * both ways over that clip: one draft each (api-scene-tracks-batch). */
+  async trackAll() {
+    const ws = this.ws;
+    if (!ws.editable || !ws.editor || ws.imageId === null) return;
+    const label = ws.editor.draft().label;
+    const clip = clipAround(ws.cursor.now(), ws.cursor.duration);
+    /** @type {TrackJob[]} */
+    let jobs;
+    try {
+      jobs = await api.post(ws.cfg.tracksBatchUrl, { satellite_image: ws.imageId, label, ...clip });
+    } catch (err) {
+      this.say("Not started: " + (err instanceof ApiError ? err.message : String(err)), "error");
+      return;
+    }
+    this.say(batchText(jobs), "running");
+    while (jobs.some((j) => !isDone(j.state))) {
+      await new Promise((r) => setTimeout(r, POLL_MS));
+      jobs = await Promise.all(jobs.map((j) => (isDone(j.state) ? j : api.get(urlFor(ws.cfg.trackUrl, j.id)))));
+      this.say(batchText(jobs), "running");
+    }
+    for (const j of jobs) {
+      if (j.state !== "succeeded" || !j.mark) continue;
+      this.vertices.set(j.mark, j.vertices || []);
+      ws.store.showServer(await api.get(urlFor(ws.cfg.markUrl, j.mark)));
+    }
+    this.say(batchText(jobs), jobs.some((j) => j.state === "failed") ? "error" : "succeeded");
   }
 
   /** Poll the job until it is over; show progress meanwhile. */

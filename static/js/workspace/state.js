@@ -40,6 +40,7 @@ import { MarkStore } from "./store.js";
  * @property {string} keyframesUrl
  * @property {string} cvaaUrl CVAA previews of every keyframe (boxes and footprints)
  * @property {string} tracksUrl start tracking a target (assisted trajectories)
+ * @property {string} tracksBatchUrl track every marked target of a label in a clip
  * @property {string} trackUrl a tracking job (0 where its id goes)
  * @property {string} trackCancelUrl
  * @property {string} markConfirmUrl confirm a draft trajectory (0 where the mark id goes)
