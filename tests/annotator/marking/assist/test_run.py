@@ -1,0 +1,54 @@
+"""annotator.marking.assist.run: a job runs once, reports progress, notices a cancel, and fails with a
+reason naming the file when the video cannot be read."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+
+from annotator.marking.assist import run
+from annotator.marking.assist.services import tracking_start
+from annotator.models import Mark, TrackingJob
+
+pytestmark = pytest.mark.django_db
+
+
+def _job(scene, annotator) -> TrackingJob:  # type: ignore[no-untyped-def]
+    return tracking_start(
+        scene=scene, author=annotator, satellite_image=scene.satellite_images.get(), label="car", time_s=0.0,
+        box=[40, 40, 24, 24], duration_s=5.0,
+    )  # fmt: skip
+
+
+def test_a_job_runs_once(annotator, square_scene) -> None:
+    job = _job(square_scene, annotator)
+    run.tracking_run(job_id=job.id)
+    run.tracking_run(job_id=job.id)  # a second delivery of the message
+    job.refresh_from_db()
+    assert job.state == "succeeded" and job.progress == 100 and job.started_at and job.finished_at
+    assert Mark.objects.filter(scene=square_scene).count() == 1
+    assert job.detail == "20 of 20 frames on the map; 0 lost in the video"
+
+
+def test_progress_is_written_and_a_cancel_is_noticed_between_frames(annotator, square_scene, monkeypatch) -> None:
+    monkeypatch.setattr(run, "CANCEL_POLL_S", 0.0)
+    job = _job(square_scene, annotator)
+    progress, cancelled = run._watch(job.id, (50, 50))  # the second of two passes
+    progress(40)
+    assert TrackingJob.objects.get(id=job.id).progress == 70
+    assert not cancelled()
+    TrackingJob.objects.filter(id=job.id).update(cancel_requested=True)
+    assert cancelled()
+
+
+def test_an_unreadable_video_fails_the_job_with_its_name(annotator, square_scene) -> None:
+    video = square_scene.video
+    name = default_storage.save("videos/broken.avi", ContentFile(b"not a video at all"))
+    type(video).objects.filter(id=video.id).update(file=name)
+    job = _job(square_scene, annotator)
+    run.tracking_run(job_id=job.id)
+    job.refresh_from_db()
+    assert job.state == "failed"
+    assert "broken.avi" in job.error and "cannot be decoded" in job.error
+    assert not Mark.objects.filter(scene=square_scene).exists()
