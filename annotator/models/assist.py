@@ -50,6 +50,9 @@ class TrackingJob(models.Model):
     mark = models.ForeignKey("annotator.Mark", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Written by the worker with every progress step: a running job silent for longer than
+    # annotator.marking.assist.run.STALE_S lost its worker (taken up again, or cancelled at once).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

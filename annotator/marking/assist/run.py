@@ -10,11 +10,13 @@ with one sentence, and no mark.
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from annotator.marking.services import mark_create
@@ -25,15 +27,25 @@ from media_tools import MediaError
 from .placements import metres_per_px, placed_keyframes
 
 CANCEL_POLL_S = 0.5
+# A running job whose worker has not written for this long is taken to have lost it (killed, out of
+# memory): a new delivery of its message takes it up again, and a cancel ends it at once.
+STALE_S = 120.0
 
 
 class _CancelledError(Exception):
     pass
 
 
+def stale_before() -> Any:
+    """Running jobs whose last heartbeat is older than this lost their worker."""
+    return timezone.now() - timedelta(seconds=STALE_S)
+
+
 def _claim(job_id: int) -> TrackingJob | None:
-    claimed = TrackingJob.objects.filter(id=job_id, state=TrackingJob.State.PENDING, cancel_requested=False).update(
-        state=TrackingJob.State.RUNNING, started_at=timezone.now(), progress=0
+    now = timezone.now()
+    claimable = Q(state=TrackingJob.State.PENDING) | Q(state=TrackingJob.State.RUNNING, heartbeat_at__lt=stale_before())
+    claimed = TrackingJob.objects.filter(claimable, id=job_id, cancel_requested=False).update(
+        state=TrackingJob.State.RUNNING, started_at=now, heartbeat_at=now, progress=0
     )
     return TrackingJob.objects.select_related("scene__video", "satellite_image").get(id=job_id) if claimed else None
 
@@ -47,7 +59,7 @@ def _watch(job_id: int, share: tuple[int, int]) -> tuple[Any, Any]:
         overall = share[0] + share[1] * pct // 100
         if overall != last["pct"]:
             last["pct"] = overall
-            TrackingJob.objects.filter(id=job_id).update(progress=min(overall, 99))
+            TrackingJob.objects.filter(id=job_id).update(progress=min(overall, 99), heartbeat_at=timezone.now())
 
     def cancelled() -> bool:
         now = time.monotonic()

@@ -178,6 +178,12 @@ def tracking_cancel(*, job: TrackingJob) -> TrackingJob:
     TrackingJob.objects.filter(id=job.id, state=TrackingJob.State.PENDING).update(
         state=TrackingJob.State.CANCELLED, cancel_requested=True, finished_at=now, detail="cancelled before it started"
     )
+    from .run import stale_before
+
+    # A running job whose worker stopped answering has no one to notice the cancel: it ends now.
+    TrackingJob.objects.filter(id=job.id, state=TrackingJob.State.RUNNING, heartbeat_at__lt=stale_before()).update(
+        state=TrackingJob.State.CANCELLED, cancel_requested=True, finished_at=now, detail="its worker stopped answering"
+    )
     TrackingJob.objects.filter(id=job.id, state=TrackingJob.State.RUNNING).update(cancel_requested=True)
     job.refresh_from_db()
     if job.state in (TrackingJob.State.SUCCEEDED, TrackingJob.State.FAILED):

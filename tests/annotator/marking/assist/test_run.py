@@ -52,3 +52,31 @@ def test_an_unreadable_video_fails_the_job_with_its_name(annotator, square_scene
     assert job.state == "failed"
     assert "broken.avi" in job.error and "cannot be decoded" in job.error
     assert not Mark.objects.filter(scene=square_scene).exists()
+
+
+def test_a_job_whose_worker_vanished_is_taken_up_again_or_cancelled_at_once(annotator, square_scene) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotator.marking.assist.services import tracking_cancel
+
+    # given a job left `running` by a worker that died (its heartbeat is old)
+    old = timezone.now() - timedelta(seconds=run.STALE_S + 5)
+    job = _job(square_scene, annotator)
+    TrackingJob.objects.filter(id=job.id).update(state="running", heartbeat_at=old)
+    # a new delivery of its message runs it
+    run.tracking_run(job_id=job.id)
+    assert TrackingJob.objects.get(id=job.id).state == "succeeded"
+
+    # another such job is cancelled at once: no worker is there to notice
+    other = _job(square_scene, annotator)
+    TrackingJob.objects.filter(id=other.id).update(state="running", heartbeat_at=old)
+    assert tracking_cancel(job=other).state == "cancelled"
+
+    # while a live one only gets the request, which its worker reads between frames
+    live = _job(square_scene, annotator)
+    TrackingJob.objects.filter(id=live.id).update(state="running", heartbeat_at=timezone.now())
+    run.tracking_run(job_id=live.id)  # a duplicate delivery while it runs does nothing
+    asked = tracking_cancel(job=live)
+    assert asked.state == "running" and asked.cancel_requested
