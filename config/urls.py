@@ -85,6 +85,7 @@ api = [
     path("api/scenes/<int:scene_id>/marks/", marking_apis.SceneMarksApi.as_view(), name="api-scene-marks"),
     path("api/marks/<int:mark_id>/", marking_apis.MarkDetailApi.as_view(), name="api-mark"),
     path("api/marks/<int:mark_id>/confirm/", assist_apis.MarkConfirmApi.as_view(), name="api-mark-confirm"),
+    path("api/marks/<int:mark_id>/track/", assist_apis.MarkTrackApi.as_view(), name="api-mark-track"),
     path("api/scenes/<int:scene_id>/tracks/", assist_apis.SceneTracksApi.as_view(), name="api-scene-tracks"),
     path(
         "api/scenes/<int:scene_id>/tracks/batch/",

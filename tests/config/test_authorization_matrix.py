@@ -139,6 +139,7 @@ RULES: dict[str, Route] = {
     # A tracking job is its author's alone, on a scene still assigned to them.
     "api-track": api(get=annotate),
     "api-track-cancel": api(post=annotate),
+    "api-mark-track": api(get=annotate),
     "api-items": api(get=roles(ANN, ADM), post=roles(ANN)),
     "api-items-check": api(post=roles(ANN)),
     "api-items-preview": api(post=roles(ANN)),

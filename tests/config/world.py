@@ -120,7 +120,7 @@ def _tracking_job(mark: Any) -> TrackingJob:
     """A finished tracking job by the mark's author on its scene (a cancel answers 409, allowed)."""
     return TrackingJob.objects.create(
         scene=mark.scene, satellite_image=mark.satellite_image, author=mark.author, label=mark.label,
-        time_s=0.0, box=[10, 10, 16, 16], duration_s=1.0, state=TrackingJob.State.SUCCEEDED,
+        time_s=0.0, box=[10, 10, 16, 16], duration_s=1.0, state=TrackingJob.State.SUCCEEDED, mark=mark,
     )  # fmt: skip
 
 

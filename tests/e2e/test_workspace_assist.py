@@ -125,4 +125,10 @@ def test_every_marked_car_near_the_cursor_gets_a_draft(ortho_scene: Scene, login
     assert draft.draft and draft.kind == "polyline" and draft.vertex_times[0] == pytest.approx(0.0, abs=0.01)
     assert page.evaluate(f"Skymark.workspace.store.get({draft.id}).draft") is True
     screenshot(page, "batch")
+
+    # after a reload, selecting the draft shows its sources and uncertainty again (from its job)
+    _open(page, ortho_scene.id)
+    page.evaluate(f"Skymark.workspace.select({draft.id})")
+    page.wait_for_function(f"Skymark.workspace.uncertainty().length === {len(draft.vertex_times)}")
+    expect(page.locator("#assist-status")).to_contain_text("via control points")
     assert page.js_errors == []

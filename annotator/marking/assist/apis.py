@@ -21,7 +21,7 @@ from annotator.marking.serializers import MarkOutputSerializer
 from annotator.models import TrackingJob
 from annotator.parsers import INT64_MAX
 
-from .selectors import tracking_job_get
+from .selectors import tracking_job_get, tracking_job_of_mark
 from .services import mark_confirm, tracking_cancel, tracking_start, tracking_start_batch
 
 
@@ -119,6 +119,17 @@ class TrackApi(APIView):
     @extend_schema(responses=TrackingJobOutputSerializer)
     def get(self, request: Request, track_id: int) -> Response:
         return Response(TrackingJobOutputSerializer(tracking_job_get(user=request.user, job_id=track_id)).data)
+
+
+class MarkTrackApi(APIView):
+    """GET: the tracking job that drew a draft trajectory (its per-frame sources and uncertainty, which
+    the workspace draws again after a reload); its author only."""
+
+    permission_classes = [IsAuthenticated, IsAnnotator]
+
+    @extend_schema(responses=TrackingJobOutputSerializer)
+    def get(self, request: Request, mark_id: int) -> Response:
+        return Response(TrackingJobOutputSerializer(tracking_job_of_mark(user=request.user, mark_id=mark_id)).data)
 
 
 class TrackCancelApi(APIView):

@@ -38,6 +38,8 @@ export class Assist {
     /** draft mark id -> the vertices of the job that made it (source and uncertainty per frame)
      * @type {Map<number, import("../lib/assist.js").TrackVertex[]>} */
     this.vertices = new Map();
+    /** drafts whose job was asked for already @type {Set<number>} */
+    this.asked = new Set();
     this.listen();
   }
 
@@ -213,8 +215,22 @@ export class Assist {
     if (m) this.bar.classList.remove("hidden");
     if (!this.ws.map) return;
     const vs = m ? this.vertices.get(m.id) : undefined;
+    if (m && !vs) this.loadVertices(m.id);
     const pts = m ? /** @type {XY[]} */ (m.geometry.coordinates || []) : [];
     this.ws.map.setUncertainty(m && vs ? uncertaintyCircles(pts, m.vertex_times || [], vs) : []);
+  }
+
+  /** The job that drew a draft made before this page opened: its sources and uncertainty (once).
+   * @param {number} markId */
+  async loadVertices(markId) {
+    if (this.asked.has(markId)) return;
+    this.asked.add(markId);
+    try {
+      const job = await api.get(urlFor(this.ws.cfg.markTrackUrl, markId));
+      this.vertices.set(markId, job.vertices || []);
+      this.say(jobText(job), "succeeded");
+      this.refresh();
+    } catch (err) { /* a draft no job of this user drew: nothing to show */ }
   }
 
   /** Remove the vertices that jump off their neighbours (an ordinary, undoable edit). */

@@ -44,6 +44,7 @@ import { MarkStore } from "./store.js";
  * @property {string} trackUrl a tracking job (0 where its id goes)
  * @property {string} trackCancelUrl
  * @property {string} markConfirmUrl confirm a draft trajectory (0 where the mark id goes)
+ * @property {string} markTrackUrl the tracking job that drew a draft (0 where the mark id goes)
  * @property {string} [filmstripVtt] only when the pipeline built the thumbnails track
  * @property {string} editable "1" or ""
  * @property {string} canListItems

@@ -62,6 +62,8 @@ def test_a_draft_is_corrected_by_a_mark_edit_confirmed_and_only_then_compiled(
     job = _tracked(client, square_scene, django_capture_on_commit_callbacks, box=[40, 40, 24, 24])
     mark = client.get(f"/api/marks/{job['mark']}/").json()
     assert mark["draft"] is True
+    # the job that drew it, for its sources and uncertainty after a reload
+    assert client.get(f"/api/marks/{mark['id']}/track/").json()["id"] == job["id"]
     # a draft cannot make an item, alone or in a batch compile
     with pytest.raises(ValidationError, match="draft trajectory"):
         item_compile(user=annotator, task=Item.Task.TRAJECTORY_MATCHING, mark_ids=[mark["id"]])
