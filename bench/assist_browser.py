@@ -4,7 +4,7 @@ A scripted Chromium session on the Saro scene imported as the demo imports it (t
 frame warped north-up with the surveyed control points), served by `manage.py runserver` on a fresh
 database with tasks run inline (the tracking job runs inside its request). One car (the one the browser
 test tracks) over the stretch the scene's placements cover (0-5 s: only the import's frame is placed
-until keyframe placements are filled, SKYMARK_ASSIST_MAX_GAP_S):
+until keyframe placements are filled, ASSIST_MAX_GAP_S):
 
   - by hand: the Trajectory tool (T), then per vertex: step the video (".", or Shift+-> for one per
     second) and click the car's true position on the map; Enter finishes. The script clicks the truth

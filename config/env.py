@@ -69,6 +69,8 @@ S3_URL_EXPIRE_S: int = env.int("S3_URL_EXPIRE_S", default=3600)
 FFMPEG_BIN: str = env.str("FFMPEG_BIN", default="ffmpeg")
 FFPROBE_BIN: str = env.str("FFPROBE_BIN", default="ffprobe")
 KEYFRAME_FPS: float = env.float("KEYFRAME_FPS", default=1.0)
+ASSIST_MAX_SECONDS: float = env.float("ASSIST_MAX_SECONDS", default=60.0)
+ASSIST_MAX_GAP_S: float = env.float("ASSIST_MAX_GAP_S", default=5.0)
 # Refuse images with more pixels than this before decoding them (decompression bombs).
 MAX_IMAGE_PIXELS: int = env.int("MAX_IMAGE_PIXELS", default=400_000_000)
 # Comma-separated label set for marks; empty means the built-in set (annotator/labels.py).

@@ -105,9 +105,9 @@ SKYMARK_MAX_JSON_BYTES = env.MAX_JSON_KB * 1024
 SKYMARK_MAX_UPLOAD_BYTES = env.MAX_UPLOAD_MB * 1024 * 1024
 SKYMARK_KEYFRAME_FPS = env.KEYFRAME_FPS
 # Assisted trajectories: the longest stretch of video one tracking request may cover, each way.
-SKYMARK_ASSIST_MAX_SECONDS = 60.0
+SKYMARK_ASSIST_MAX_SECONDS = env.ASSIST_MAX_SECONDS
 # A tracked frame farther than this from every placed frame is not projected (media_tools.assist.projection).
-SKYMARK_ASSIST_MAX_GAP_S = 5.0
+SKYMARK_ASSIST_MAX_GAP_S = env.ASSIST_MAX_GAP_S
 SKYMARK_FFMPEG = env.FFMPEG_BIN
 SKYMARK_FFPROBE = env.FFPROBE_BIN
 SKYMARK_MAX_IMAGE_PIXELS = env.MAX_IMAGE_PIXELS

@@ -35,6 +35,8 @@ export const mayEdit = (ws, id) => ws.editable && id !== null && !!ws.store.get(
 function copy(ws) {
   const m = ws.selectedMark();
   if (!ws.editor || !m) return;
+  // A copy would be an ordinary mark: a tracked draft becomes one only through Confirm.
+  if (m.draft) { ws.setStatus("error", "Confirm the draft trajectory before copying it"); return; }
   const fields = {
     satellite_image: m.satellite_image, kind: m.kind, geometry: m.geometry, label: m.label, facts: m.facts || {},
     ...shiftedTo(m, ws.cursor.now()),
