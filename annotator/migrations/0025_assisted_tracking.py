@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0023_cvaa_calibration'),
+        ('annotator', '0024_placement_job'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
