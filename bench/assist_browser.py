@@ -3,8 +3,8 @@
 A scripted Chromium session on the Saro scene imported as the demo imports it (the map is the first
 frame warped north-up with the surveyed control points), served by `manage.py runserver` on a fresh
 database with tasks run inline (the tracking job runs inside its request). One car (the one the browser
-test tracks) over the stretch the scene's placements cover (0-5 s: only the import's frame is placed
-until keyframe placements are filled, ASSIST_MAX_GAP_S):
+test tracks) over the whole clip (10 s; the import runs the placements job inline, so every keyframe is
+placed):
 
   - by hand: the Trajectory tool (T), then per vertex: step the video (".", or Shift+-> for one per
     second) and click the car's true position on the map; Enter finishes. The script clicks the truth
@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 VIDEOS = ROOT.parent / "shared" / "testdata" / "videos"
 CHROMIUM = Path(os.environ.get("SKYMARK_CHROMIUM", "/usr/bin/chromium"))
 CAR = (1181.5, 484.0)  # video pixels at 0 s: tests/e2e/test_workspace_assist.py
-STRETCH_S = 5.0
+STRETCH_S = 10.0
 PASSWORD = "bench-password-1234"  # noqa: S105  (a throwaway user of a temporary database)
 
 SEED = """
