@@ -161,7 +161,7 @@ export class Assist {
   async follow() {
     const job = this.job;
     if (!job) return;
-    this.render(job);
+    if (!isDone(job.state)) this.render(job);
     while (this.job && this.job.id === job.id && !isDone(this.job.state)) {
       await new Promise((r) => setTimeout(r, POLL_MS));
       try {
@@ -170,16 +170,19 @@ export class Assist {
         this.say("Lost touch with the tracking: " + String(err), "error");
         return;
       }
-      if (this.job) this.render(this.job);
+      // The outcome is said once the draft is on the map (below), not before.
+      if (this.job && !isDone(this.job.state)) this.render(this.job);
     }
     const done = this.job;
-    if (done && done.state === "succeeded" && done.mark) {
+    if (!done || done.id !== job.id) return;
+    if (done.state === "succeeded" && done.mark) {
       this.vertices.set(done.mark, done.vertices || []);
       const mark = await api.get(urlFor(this.ws.cfg.markUrl, done.mark));
       this.ws.store.showServer(mark);
       this.ws.select(mark.id);
       this.ws.setStatus("idle", "Draft trajectory ready: correct it, then Confirm");
     }
+    this.render(done);
   }
 
   /** @param {TrackJob} job */
