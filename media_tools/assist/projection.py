@@ -10,7 +10,9 @@ than `max_gap_s` from any placed keyframe a point is not projected (reported los
 
 Uncertainty of a vertex in satellite pixels, combined as independent errors:
   the placements' own corner error (`uncertainty_px`, blended like the point),
-  the tracker's localisation error (`track_px` in frame pixels, scaled by the homography's local scale),
+  the tracker's localisation error in frame pixels, scaled by the homography's local scale: `track_px`
+    (one pixel: the sub-pixel peak's error on target) combined with the frame's own back-check error
+    (`TrackedFrame.fb_px`, tracker.py), so a vertex the tracker was unsure of shows a wider circle,
   half the neighbours' disagreement (above);
 then in metres when the satellite image's metres per pixel is known.
 """
@@ -92,7 +94,8 @@ def project_track(
             out.append(MapVertex(f.time_s, None, None, "lost", None, None))
             continue
         assert f.x is not None and f.y is not None
-        out.append(_vertex(f.time_s, f.x, f.y, placed, times, video_size, metres_per_px, mode, max_gap_s, track_px))
+        own_px = float(np.hypot(track_px, f.fb_px)) if f.fb_px is not None else track_px
+        out.append(_vertex(f.time_s, f.x, f.y, placed, times, video_size, metres_per_px, mode, max_gap_s, own_px))
     return out
 
 

@@ -9,6 +9,7 @@ with one sentence, and no mark.
 
 from __future__ import annotations
 
+import math
 import time
 from datetime import timedelta
 from typing import Any
@@ -123,6 +124,10 @@ def _vertices(job: TrackingJob, frames: list[Any]) -> list[dict[str, Any]]:
                 "uncertainty_m": None if v.uncertainty_m is None else round(v.uncertainty_m, 3),
                 "uncertainty_px": None if v.uncertainty_px is None else round(v.uncertainty_px, 2),
                 "score": round(f.score, 3),
+                # the tracker's own doubt: its back-check error (px, in the uncertainty already) and,
+                # for a lost frame, which check it failed (media_tools.assist.tracker)
+                "fb_px": round(f.fb_px, 2) if f.fb_px is not None and math.isfinite(f.fb_px) else None,
+                "why": f.why,
             }
         )
     return rows

@@ -75,3 +75,15 @@ def test_lost_frames_and_frames_far_from_any_placement_have_no_position() -> Non
 def test_an_unknown_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown projection mode"):
         project_track([], [], video_size=(1, 1), metres_per_px=None, mode="spline")
+
+
+def test_the_trackers_own_back_check_error_widens_the_vertex_uncertainty() -> None:
+    # given the same point tracked confidently (back-check 0.2 px) and unsurely (12 px)
+    kfs = [PlacedKeyframe(0.0, _placement(np.diag([2.0, 2.0, 1.0]), unc=0.0))]
+    sure = TrackedFrame(0, 0.0, 100.0, 100.0, 0.9, fb_px=0.2)
+    unsure = TrackedFrame(0, 0.0, 100.0, 100.0, 0.6, fb_px=12.0)
+    out = project_track([sure, unsure], kfs, video_size=(640, 480), metres_per_px=0.1)
+    # then each shows its tracker error, scaled 2x by the homography: sqrt(1 + fb^2) frame pixels
+    assert out[0].uncertainty_px == pytest.approx(2 * np.hypot(1.0, 0.2), rel=1e-3)
+    assert out[1].uncertainty_px == pytest.approx(2 * np.hypot(1.0, 12.0), rel=1e-3)
+    assert out[1].uncertainty_m == pytest.approx(out[1].uncertainty_px * 0.1)

@@ -29,6 +29,9 @@ def test_a_job_runs_once(annotator, square_scene) -> None:
     assert job.state == "succeeded" and job.progress == 100 and job.started_at and job.finished_at
     assert Mark.objects.filter(scene=square_scene).count() == 1
     assert job.detail == "20 of 20 frames on the map; 0 lost in the video"
+    # each vertex carries the tracker's own doubt: its back-check error (none on the clicked frame)
+    vs = job.result["vertices"]
+    assert vs[0]["fb_px"] is None and all(0 <= v["fb_px"] < 2 and v["why"] == "" for v in vs[1:])
 
 
 def test_progress_is_written_and_a_cancel_is_noticed_between_frames(annotator, square_scene, monkeypatch) -> None:
