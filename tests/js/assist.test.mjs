@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import {
-  elementPixel, isDone, jobText, medianUncertainty, outliers, sourcesOf, targetOf, trackRequest, uncertaintyCircles,
-  videoPixel, videoRect, withoutVertices,
+  elementPixel, isDone, jobText, lostText, medianUncertainty, outliers, sourcesOf, targetOf, toCheck, trackRequest,
+  uncertaintyCircles, videoPixel, videoRect, withoutVertices,
 } from "../../static/js/lib/assist.js";
 
 describe("videoPixel", () => {
@@ -74,7 +74,30 @@ describe("outliers and dropping vertices", () => {
   });
   it("matches the job's uncertainty to the vertices left, by time", () => {
     const circles = uncertaintyCircles([[1, 5], [9, 9]], [0.1, 7], [v(0.1, 1, "chaining", 0.6)]);
-    assert.deepEqual(circles, [{ x: 1, y: 5, r: 6, source: "chaining" }, { x: 9, y: 9, r: 0, source: "edited" }]);
+    assert.deepEqual(circles, [
+      { x: 1, y: 5, r: 6, source: "chaining", check: false }, { x: 9, y: 9, r: 0, source: "edited", check: false },
+    ]);
+  });
+});
+
+describe("the tracker's own doubt", () => {
+  const doubted = (t, fb) => ({ ...v(t, 1), fb_px: fb, why: "" });
+  const lost = (t, why) => ({ ...v(t, null, "lost"), fb_px: null, why });
+  it("flags the vertices whose back-check landed 2 px or more off, and only found ones", () => {
+    const circles = uncertaintyCircles([[1, 5], [2, 5]], [0, 1], [doubted(0, 0.4), doubted(1, 9.5)]);
+    assert.deepEqual(circles.map((c) => c.check), [false, true]);
+    assert.equal(toCheck(doubted(0, 2)), true);
+    assert.equal(toCheck({ ...lost(0, "back-check"), fb_px: 40 }), false);
+    assert.equal(toCheck(v(0, 1)), false); // a job from before the back-check was kept
+  });
+  it("says why frames were lost and how many vertices to check", () => {
+    const vs = [doubted(0, 0.3), doubted(1, 6), lost(2, "back-check"), lost(3, "back-check"), lost(4, "jump")];
+    assert.equal(lostText(vs), "3 lost in the video (2 failed the back-check, 1 jumped off the motion)");
+    assert.equal(lostText([lost(0, "")]), "1 lost in the video");
+    assert.equal(lostText([doubted(0, 0)]), "");
+    const job = { id: 1, state: "succeeded", progress: 100, error: "", detail: "", vertices: vs, mark: 3 };
+    assert.match(jobText(job), /^Draft trajectory: 2 of 5 frames on the map, 3 lost in the video \(2 failed the back-check, 1 jumped off the motion\)/);
+    assert.match(jobText(job), / · 1 vertex the tracker doubts \(red\) · check it, then Confirm$/);
   });
 });
 
@@ -90,5 +113,15 @@ describe("batches", () => {
     assert.equal(batchText([job("running", 50), job("succeeded", 100)]), "Tracking 2 targets… 75 %");
     assert.equal(batchText([job("succeeded"), job("failed", 0, "lost")]), "1 draft trajectory made, 1 failed (lost) · check each, then Confirm");
     assert.equal(batchText([]), "No targets to track");
+    assert.equal(batchText([job("succeeded"), job("cancelled"), job("cancelled")]), "1 draft trajectory made, 2 cancelled · check each, then Confirm");
+  });
+  it("cancel the jobs not over yet and take the cancel answers in place", async () => {
+    const { toCancel, withAnswers } = await import("../../static/js/lib/assist.js");
+    const job = (id, state) => ({ id, state, progress: 0, error: "", detail: "", vertices: [], mark: null });
+    const jobs = [job(1, "succeeded"), job(2, "running"), job(3, "pending"), job(4, "failed")];
+    assert.deepEqual(toCancel(jobs), [2, 3]);
+    assert.deepEqual(toCancel([job(1, "cancelled")]), []);
+    const after = withAnswers(jobs, [job(2, "cancelled"), job(3, "running")]);
+    assert.deepEqual(after.map((j) => j.state), ["succeeded", "cancelled", "running", "failed"]);
   });
 });

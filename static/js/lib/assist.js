@@ -8,8 +8,11 @@
 
 /**
  * One tracked frame of a job (TrackingJob.result.vertices): image pixels, or null x/y where the
- * target was lost in the video ("lost") or no placement was near enough ("unplaced").
- * @typedef {{t: number, x: number|null, y: number|null, source: string, uncertainty_m: number|null, uncertainty_px: number|null, score: number}} TrackVertex
+ * target was lost in the video ("lost") or no placement was near enough ("unplaced"). `fb_px`: the
+ * tracker's back-check error in video pixels (its own doubt; part of the uncertainty already); `why`:
+ * the check a lost frame failed ("no match", "back-check", "jump"). Jobs from before these were kept
+ * have neither.
+ * @typedef {{t: number, x: number|null, y: number|null, source: string, uncertainty_m: number|null, uncertainty_px: number|null, score: number, fb_px?: number|null, why?: string}} TrackVertex
  */
 
 /**
@@ -94,6 +97,29 @@ export function medianUncertainty(vs) {
   return /** @type {number} */ (u[Math.floor(u.length / 2)]);
 }
 
+/** A found vertex the tracker itself doubts: its back-check landed this many video pixels or more
+ * off (on the target the error is under 2 px in 99 % of the Saro frames; bench/README.md). */
+export const CHECK_PX = 2;
+
+/** @param {TrackVertex} v */
+export const toCheck = (v) => v.x !== null && typeof v.fb_px === "number" && v.fb_px >= CHECK_PX;
+
+const WHY_NAMES = /** @type {Record<string, string>} */ ({
+  "back-check": "failed the back-check", jump: "jumped off the motion", "no match": "not matched",
+});
+
+/** How many frames were lost in the video, and why, as people read it ("3 lost in the video: 2
+ * failed the back-check, 1 not matched"); "" when none. @param {TrackVertex[]} vs */
+export function lostText(vs) {
+  const lost = vs.filter((v) => v.source === "lost");
+  if (!lost.length) return "";
+  /** @type {Map<string, number>} */
+  const why = new Map();
+  for (const v of lost) if (v.why) why.set(v.why, (why.get(v.why) || 0) + 1);
+  const parts = [...why.entries()].sort((a, b) => b[1] - a[1]).map(([w, n]) => `${n} ${WHY_NAMES[w] || w}`);
+  return `${lost.length} lost in the video` + (parts.length ? ` (${parts.join(", ")})` : "");
+}
+
 /** The status line for a job. @param {TrackJob} job */
 export function jobText(job) {
   if (job.state === "pending") return "Tracking: waiting for a worker…";
@@ -102,11 +128,13 @@ export function jobText(job) {
   if (job.state === "cancelled") return "Tracking cancelled; nothing was kept";
   const vs = job.vertices || [];
   const placed = vs.filter((v) => v.x !== null).length;
-  const lost = vs.filter((v) => v.source === "lost").length;
+  const lost = lostText(vs);
+  const doubt = vs.filter(toCheck).length;
   const u = medianUncertainty(vs);
   const src = sourcesOf(vs).map(sourceName).join(", ");
-  return `Draft trajectory: ${placed} of ${vs.length} frames on the map` + (lost ? `, ${lost} lost in the video` : "") +
-    (src ? ` · via ${src}` : "") + (u !== null ? ` · ±${u.toFixed(2)} m` : "") + " · check it, then Confirm";
+  return `Draft trajectory: ${placed} of ${vs.length} frames on the map` + (lost ? `, ${lost}` : "") +
+    (src ? ` · via ${src}` : "") + (u !== null ? ` · ±${u.toFixed(2)} m` : "") +
+    (doubt ? ` · ${doubt} vertex${doubt === 1 ? "" : "es"} the tracker doubts (red)` : "") + " · check it, then Confirm";
 }
 
 /** Vertices whose position jumps away from both neighbours: farther than `k` times the median step
@@ -138,15 +166,19 @@ export function withoutVertices(pts, times, drop) {
   };
 }
 
-/** Each vertex of a draft with its job's uncertainty circle (image pixels) and source, matched by
- * time (the author may have dropped vertices since). @param {XY[]} pts @param {number[]} times @param {TrackVertex[]} vs
- * @returns {{x: number, y: number, r: number, source: string}[]} */
+/** Each vertex of a draft with its job's uncertainty circle (image pixels), source and whether the
+ * tracker doubts it (toCheck), matched by time (the author may have dropped vertices since).
+ * @param {XY[]} pts @param {number[]} times @param {TrackVertex[]} vs
+ * @returns {{x: number, y: number, r: number, source: string, check: boolean}[]} */
 export function uncertaintyCircles(pts, times, vs) {
   /** @type {Map<string, TrackVertex>} */
   const byTime = new Map(vs.map((v) => [v.t.toFixed(3), v]));
   return pts.map((p, i) => {
     const v = byTime.get(Number(times[i]).toFixed(3));
-    return { x: p[0], y: p[1], r: v && v.uncertainty_px !== null ? v.uncertainty_px : 0, source: v ? v.source : "edited" };
+    return {
+      x: p[0], y: p[1], r: v && v.uncertainty_px !== null ? v.uncertainty_px : 0, source: v ? v.source : "edited",
+      check: v ? toCheck(v) : false,
+    };
   });
 }
 
@@ -169,6 +201,17 @@ export function batchText(jobs) {
   }
   const ok = jobs.filter((j) => j.state === "succeeded").length;
   const failed = jobs.filter((j) => j.state === "failed").length;
+  const cancelled = jobs.filter((j) => j.state === "cancelled").length;
   return `${ok} draft trajector${ok === 1 ? "y" : "ies"} made` + (failed ? `, ${failed} failed (${jobs.find((j) => j.state === "failed")?.error})` : "") +
-    (ok ? " · check each, then Confirm" : "");
+    (cancelled ? `, ${cancelled} cancelled` : "") + (ok ? " · check each, then Confirm" : "");
+}
+
+/** The jobs of a batch a Cancel still has to stop (those not over), by id. @param {TrackJob[]} jobs */
+export const toCancel = (jobs) => jobs.filter((j) => !isDone(j.state)).map((j) => j.id);
+
+/** A batch's jobs with the answers of their cancel requests put in place (matched by id; a job whose
+ * request failed keeps its last known state). @param {TrackJob[]} jobs @param {TrackJob[]} answers */
+export function withAnswers(jobs, answers) {
+  const byId = new Map(answers.map((a) => [a.id, a]));
+  return jobs.map((j) => byId.get(j.id) || j);
 }

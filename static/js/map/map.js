@@ -384,21 +384,23 @@ export class MapView {
 
   /** Circles of a draft trajectory's uncertainty, one per vertex (API pixels; radius in pixels),
    *  labelled with the placement source each was projected through; [] clears them.
-   *  @param {{x: number, y: number, r: number, source: string}[]} circles */
+   *  red where the tracker doubts the vertex (check).
+   *  @param {{x: number, y: number, r: number, source: string, check?: boolean}[]} circles */
   setUncertainty(circles) {
     this.uncertainty.clear();
     this.uncertainty.addFeatures(circles.filter((c) => c.r > 0).map((c) => {
       const f = new ol.Feature({ geometry: new ol.geom.Circle([c.x, this.h - c.y], c.r) });
       f.set("source", c.source);
+      f.set("check", Boolean(c.check));
       return f;
     }));
   }
 
-  /** The uncertainty circles drawn now: [x, y, r, source] in API pixels. */
+  /** The uncertainty circles drawn now: [x, y, r, source, check] in API pixels. */
   uncertaintyCircles() {
     return this.uncertainty.getFeatures().map((f) => {
       const [x, y] = f.getGeometry().getCenter();
-      return [x, this.h - y, f.getGeometry().getRadius(), f.get("source")];
+      return [x, this.h - y, f.getGeometry().getRadius(), f.get("source"), f.get("check")];
     });
   }
 

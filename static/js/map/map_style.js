@@ -160,12 +160,14 @@ export function cvaa(feature) {
 }
 
 /** A draft trajectory's uncertainty around each vertex: a soft disc, amber where the placement was
- * chained or matched rather than fixed by control points. @param {any} feature */
+ * chained or matched rather than fixed by control points, red with a bold rim where the tracker
+ * itself doubts the vertex (its back-check error; lib/assist.js toCheck). @param {any} feature */
 export function uncertainty(feature) {
   const fixed = String(feature.get("source") || "").startsWith("control_points") || feature.get("source") === "same_frame";
-  const color = fixed ? TEAL : "#d9a400";
+  const check = Boolean(feature.get("check"));
+  const color = check ? "#c0392b" : fixed ? TEAL : "#d9a400";
   return new ol.style.Style({
-    fill: new ol.style.Fill({ color: rgba(color, 0.18) }),
-    stroke: new ol.style.Stroke({ color: rgba(color, 0.6), width: 1 }),
+    fill: new ol.style.Fill({ color: rgba(color, check ? 0.3 : 0.18) }),
+    stroke: new ol.style.Stroke({ color: rgba(color, check ? 0.95 : 0.6), width: check ? 2 : 1 }),
   });
 }

@@ -1,14 +1,15 @@
 // @ts-check
 /* Assisted trajectories in the workspace: Shift+click a target in the video (or Shift+drag a box
  * around it), press K (Shift+K: backward too); the server tracks it and projects the track onto the
- * map (api-scene-tracks); the bar shows progress and a Cancel. The result is a draft trajectory the
+ * map (api-scene-tracks); the bar shows progress and a Cancel (for one job or a whole batch). The result is a draft trajectory the
  * annotator corrects like any mark (drag a vertex; "Drop outliers" removes vertices that jump) and
  * confirms (api-mark-confirm). The pure parts are in ../lib/assist.js. */
 
 import { ApiError, api, urlFor } from "../lib/api.js";
 import { byId } from "../lib/dom.js";
 import {
-  batchText, clipAround, elementPixel, isDone, jobText, outliers, targetOf, trackRequest, uncertaintyCircles, videoPixel, withoutVertices,
+  batchText, clipAround, elementPixel, isDone, jobText, outliers, targetOf, toCancel, trackRequest, uncertaintyCircles, videoPixel,
+  withAnswers, withoutVertices,
 } from "../lib/assist.js";
 
 /** @typedef {import("./state.js").Workspace} Workspace */
@@ -35,6 +36,8 @@ export class Assist {
     this.target = null;
     /** @type {TrackJob|null} */
     this.job = null;
+    /** The jobs of the batch running now (Track all marked), else null. @type {TrackJob[]|null} */
+    this.batch = null;
     /** draft mark id -> the vertices of the job that made it (source and uncertainty per frame)
      * @type {Map<number, import("../lib/assist.js").TrackVertex[]>} */
     this.vertices = new Map();
@@ -114,7 +117,7 @@ export class Assist {
     const ws = this.ws;
     if (!ws.editable || !ws.editor || ws.imageId === null) return;
     if (!this.target) { this.say("Shift+click the target in the video first (or Shift+drag a box around it)", "error"); return; }
-    if (this.job && !isDone(this.job.state)) { this.say("A tracking is running: cancel it first", "error"); return; }
+    if ((this.job && !isDone(this.job.state)) || this.batch) { this.say("A tracking is running: cancel it first", "error"); return; }
     const body = trackRequest({ imageId: ws.imageId, label: ws.editor.draft().label, time: ws.cursor.now(), target: this.target, both });
     this.video.pause();
     try {
@@ -133,6 +136,7 @@ export class Assist {
   async trackAll() {
     const ws = this.ws;
     if (!ws.editable || !ws.editor || ws.imageId === null) return;
+    if ((this.job && !isDone(this.job.state)) || this.batch) { this.say("A tracking is running: cancel it first", "error"); return; }
     const label = ws.editor.draft().label;
     const clip = clipAround(ws.cursor.now(), ws.cursor.duration);
     /** @type {TrackJob[]} */
@@ -143,11 +147,24 @@ export class Assist {
       this.say("Not started: " + (err instanceof ApiError ? err.message : String(err)), "error");
       return;
     }
+    this.batch = jobs;
+    this.cancelBtn.classList.remove("hidden");
     this.say(batchText(jobs), "running");
-    while (jobs.some((j) => !isDone(j.state))) {
-      await new Promise((r) => setTimeout(r, POLL_MS));
-      jobs = await Promise.all(jobs.map((j) => (isDone(j.state) ? j : api.get(urlFor(ws.cfg.trackUrl, j.id)))));
-      this.say(batchText(jobs), "running");
+    try {
+      while (this.batch.some((j) => !isDone(j.state))) {
+        await new Promise((r) => setTimeout(r, POLL_MS));
+        // a Cancel meanwhile replaced this.batch with its answers: poll from those
+        const polled = await Promise.all(this.batch.map((j) => (isDone(j.state) ? j : api.get(urlFor(ws.cfg.trackUrl, j.id)))));
+        this.batch = withAnswers(this.batch, polled);
+        this.say(batchText(this.batch), "running");
+      }
+    } catch (err) {
+      this.say("Lost touch with the tracking: " + String(err), "error");
+      return;
+    } finally {
+      jobs = this.batch;
+      this.batch = null;
+      this.cancelBtn.classList.add("hidden");
     }
     for (const j of jobs) {
       if (j.state !== "succeeded" || !j.mark) continue;
@@ -195,6 +212,7 @@ export class Assist {
   }
 
   async cancel() {
+    if (this.batch) { await this.cancelBatch(this.batch); return; }
     if (!this.job || isDone(this.job.state)) return;
     try {
       this.job = await api.post(urlFor(this.ws.cfg.trackCancelUrl, this.job.id));
@@ -202,6 +220,22 @@ export class Assist {
     } catch (err) {
       this.say("Cancel refused: " + (err instanceof ApiError ? err.message : String(err)), "error");
     }
+  }
+
+  /** Cancel every job of the batch not over yet; the polling loop in trackAll says the outcome.
+   * @param {TrackJob[]} jobs */
+  async cancelBatch(jobs) {
+    const ids = toCancel(jobs);
+    const answers = await Promise.allSettled(ids.map((id) => api.post(urlFor(this.ws.cfg.trackCancelUrl, id))));
+    /** @type {TrackJob[]} */
+    const ok = [];
+    let refused = "";
+    for (const a of answers) {
+      if (a.status === "fulfilled") ok.push(a.value);
+      else refused = a.reason instanceof ApiError ? a.reason.message : String(a.reason);
+    }
+    if (this.batch) this.batch = withAnswers(this.batch, ok);
+    if (refused) this.say("Cancel refused: " + refused, "error");
   }
 
   /** The selected mark when it is a draft this page may edit, else null. */
