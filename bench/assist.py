@@ -10,7 +10,8 @@ detections). Rows beside ours, measured in the same run:
   - nearest: through the nearest keyframe's placement instead of the blend;
   - import only: through frame 0's placement alone (what the import's footprint gives when nothing
     places the other keyframes).
-Prints mean / p90 error in metres, the share of truth frames tracked, and seconds of tracking per track.
+Prints mean / p90 error in metres, the share of truth frames tracked, the tracks that fail (a frame
+over 2 m from the truth: evaluate.FAILED_M), and seconds of tracking per track.
 Usage: python bench/assist.py [--keyframe-fps F] [--json]
 """
 
@@ -55,12 +56,12 @@ def main() -> None:
         platform.processor() or platform.machine(),
     )
     print(f"{'row':<40}{'paths':>6}{'tracked':>9}{'mean m':>8}{'p50 m':>7}{'p90 m':>7}", end="")
-    print(f"{'<1 m':>7}{'unc m':>7}{'s/track':>9}")
+    print(f"{'<1 m':>7}{'unc m':>7}{'failed':>7}{'s/track':>9}")
     for name, r in result.items():
         per = r.get("seconds_per_path", float("nan"))
         print(
             f"{name:<40}{r['paths']:>6}{r['share_tracked']:>9.3f}{r['mean_m']:>8.2f}{r['p50_m']:>7.2f}"
-            f"{r['p90_m']:>7.2f}{r['within_1m']:>7.2f}{r['mean_uncertainty_m']:>7.2f}{per:>9.3f}"
+            f"{r['p90_m']:>7.2f}{r['within_1m']:>7.2f}{r['mean_uncertainty_m']:>7.2f}{r['paths_failed']:>7}{per:>9.3f}"
         )
 
 

@@ -21,6 +21,10 @@ from .projection import INTERPOLATE, PlacedKeyframe, project_track
 from .tracker import Box, Frame, TrackedFrame, TrackerParams, track
 from .truth import TruthPath
 
+# A track fails where any of its frames lands farther than this from the truth: half a car's length,
+# more than a person checking the draft would let pass.
+FAILED_M = 2.0
+
 
 @dataclass
 class Report:
@@ -30,6 +34,7 @@ class Report:
     paths: int = 0
     seconds_tracking: float = 0.0
     uncertainty_m: list[float] = field(default_factory=list)
+    paths_failed: int = 0  # tracks with a frame farther than FAILED_M from the truth
 
     @property
     def share_tracked(self) -> float:
@@ -48,6 +53,7 @@ class Report:
             "p90_m": round(float(np.percentile(e, 90)), 3) if len(e) else float("nan"),
             "within_1m": round(float((e < 1.0).mean()), 4) if len(e) else float("nan"),
             "mean_uncertainty_m": round(float(u.mean()), 3) if len(u) else float("nan"),
+            "paths_failed": self.paths_failed,
             "seconds_per_path": round(self.seconds_tracking / self.paths, 4) if self.paths else float("nan"),
         }
 
@@ -109,14 +115,17 @@ def evaluate_paths(
         vertices = project_track(
             tracked, keyframes, video_size=size, metres_per_px=metres_per_px, mode=mode, max_gap_s=max_gap_s
         )
+        worst = 0.0
         for f, v in zip(tracked, vertices, strict=True):
             if v.x is None or v.y is None or f.index not in path.boxes or f.index not in truth_homographies:
                 continue
             truth = _apply(truth_homographies[f.index], path.centre(f.index))
             report.errors_m.append(float(np.hypot(v.x - truth[0], v.y - truth[1])) * metres_per_px)
+            worst = max(worst, report.errors_m[-1])
             report.frames_tracked += 1
             if v.uncertainty_m is not None:
                 report.uncertainty_m.append(v.uncertainty_m)
+        report.paths_failed += worst > FAILED_M
     return report
 
 

@@ -10,7 +10,7 @@ import pytest
 from annotator.intake.services import SceneSpec, scene_import
 from annotator.models import Mark, Scene
 from media_tools.geo import read_gcp_csv
-from tests.e2e.workspace_helpers import _open, _seek
+from tests.e2e.workspace_helpers import _drag_image, _open, _saved, _seek
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -86,12 +86,32 @@ def test_a_shift_click_and_k_give_a_draft_that_is_confirmed(ortho_scene: Scene, 
     shot = screenshot(page, "draft")
     assert shot.stat().st_size > 10_000
 
-    # Drop outliers is an ordinary edit; then Confirm makes it final
+    # drag the draft's middle vertex 12 px aside on the map: saved like any mark's edit, the others stay
+    before = [list(p) for p in mark.geometry["coordinates"]]
+    k = len(before) // 2
+    t_k = mark.vertex_times[k]
+    moved = (before[k][0] + 12.0, before[k][1] - 12.0)
+    saving = f"/api/marks/{mark.id}/"
+    with page.expect_response(lambda r: r.request.method == "PATCH" and r.url.endswith(saving), timeout=15_000):
+        _drag_image(page, tuple(before[k]), moved)
+    _saved(page)
+    mark.refresh_from_db()
+    after = mark.geometry["coordinates"]
+    assert after[k] == [pytest.approx(moved[0], abs=1.5), pytest.approx(moved[1], abs=1.5)], (before[k], after[k])
+    # the others stay (the page saves coordinates to a tenth of a pixel)
+    others = [(p, q) for i, (p, q) in enumerate(zip(before, after, strict=True)) if i != k]
+    assert max(abs(a - b) for p, q in others for a, b in zip(p, q, strict=True)) <= 0.05
+    assert mark.draft and mark.vertex_times[k] == t_k
+    screenshot(page, "draft-vertex-dragged")
+
+    # Drop outliers is an ordinary edit; then Confirm makes it final, with the moved vertex
     page.click("#assist-drop")
     page.click("#assist-confirm")
     expect(page.locator("#assist-status")).to_have_text("Trajectory confirmed")
     mark.refresh_from_db()
     assert not mark.draft
+    at = mark.vertex_times.index(t_k)
+    assert mark.geometry["coordinates"][at] == [pytest.approx(moved[0], abs=1.5), pytest.approx(moved[1], abs=1.5)]
     assert page.evaluate(f"Skymark.workspace.store.get({mark.id}).draft") is False
     expect(page.locator("#assist-confirm")).to_be_hidden()
     screenshot(page, "confirmed")

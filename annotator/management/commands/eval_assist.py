@@ -67,11 +67,13 @@ class Command(BaseCommand):
             clock=time.perf_counter,
             max_gap_s=opts["max_gap"],
         )
-        self.stdout.write(f"{'row':<36}{'paths':>6}{'tracked':>9}{'mean m':>8}{'p90 m':>7}{'<1 m':>7}{'s/track':>9}")
+        self.stdout.write(
+            f"{'row':<36}{'paths':>6}{'tracked':>9}{'mean m':>8}{'p90 m':>7}{'<1 m':>7}{'failed':>7}{'s/track':>9}"
+        )
         for name, r in result.items():
             self.stdout.write(
                 f"{name:<36}{r['paths']:>6}{r['share_tracked']:>9.3f}{r['mean_m']:>8.2f}{r['p90_m']:>7.2f}"
-                f"{r['within_1m']:>7.2f}{r['seconds_per_path']:>9.3f}"
+                f"{r['within_1m']:>7.2f}{r['paths_failed']:>7}{r['seconds_per_path']:>9.3f}"
             )
 
     def _scene(self, key: str) -> Scene:
