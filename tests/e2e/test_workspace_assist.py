@@ -154,4 +154,21 @@ def test_every_marked_car_near_the_cursor_gets_a_draft(ortho_scene: Scene, login
     page.evaluate(f"Skymark.workspace.select({draft.id})")
     page.wait_for_function(f"Skymark.workspace.uncertainty().length === {len(draft.vertex_times)}")
     expect(page.locator("#assist-status")).to_contain_text("control points")
+
+    # with no worker to take them (tasks queued, not run inline) a new batch waits: its Cancel stops it
+    from annotator.models import TrackingJob
+    from config.celery import app
+
+    app.conf.task_always_eager = False  # the eager_celery fixture puts it back
+    page.fill("#mark-label", "car")
+    page.click("#assist-batch")
+    expect(page.locator("#assist-status")).to_have_text("Tracking 1 target… 0 %")
+    expect(page.locator("#assist-cancel")).to_be_visible()
+    screenshot(page, "batch-waiting")
+    page.click("#assist-cancel")
+    expect(page.locator("#assist-status")).to_have_text("0 draft trajectories made, 1 cancelled")
+    expect(page.locator("#assist-cancel")).to_be_hidden()
+    assert TrackingJob.objects.filter(scene=ortho_scene).order_by("-id").first().state == "cancelled"  # type: ignore[union-attr]
+    assert Mark.objects.filter(scene=ortho_scene).count() == 2  # the point and the first draft: nothing new
+    screenshot(page, "batch-cancelled")
     assert page.js_errors == []
