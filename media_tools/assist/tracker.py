@@ -6,7 +6,9 @@ trackers other than MIL (Nano, Vit, DaSiamRPN) need network weights, which canno
 MIL reports no confidence, so it cannot say when the target is lost. A template tracker can: each
 frame the patch is searched for with `cv2.matchTemplate` (TM_CCOEFF_NORMED) in a window around a
 constant-velocity prediction, the peak refined to sub-pixel by a parabola through its neighbours, and
-a frame whose best score stays under `min_score` is marked lost, not guessed.
+a frame whose best score stays under `min_score` is marked lost, not guessed. The template follows
+slow changes of appearance (a car turning in a roundabout) by blending in the new patch when the match
+is confident, and is always matched together with the first one.
 
 A high score is not enough: on the Saro roundabout a template that matched the car poorly once slid
 onto the road and sat there scoring 0.9, and another jumped 18 m onto a look-alike after a lost frame.
@@ -23,9 +25,7 @@ A lost frame changes nothing in the tracker (position, velocity, template), so a
 looking for the car with the car's template. Appearance drift against the first template was measured
 too and is not a check: cars turning in the roundabout fall to a correlation of -0.2 with their first
 patch while tracked correctly, lower than the road the failed track sat on (0.55).
-The back-check's error is kept (`fb_px`): the projection adds it to the vertex's uncertainty. The template follows
-slow changes of appearance (a car turning in a roundabout) by blending in the new patch when the match
-is confident, and is always matched together with the first one so it cannot drift onto the road.
+The back-check's error is kept (`fb_px`): the projection adds it to the vertex's uncertainty.
 
 Frames come in the order they are tracked (forward, or reversed for backward tracking); the caller
 decodes them (frames.py).
