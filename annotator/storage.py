@@ -14,6 +14,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from django.core.files import File
+from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import models, transaction
 
@@ -30,6 +31,11 @@ def store_path(src: Path, name: str) -> str:
     """Save a local file under `name` (storage may pick a free variant); returns the stored name."""
     with src.open("rb") as fh:
         return default_storage.save(name, File(fh, name=src.name))
+
+
+def store_bytes(data: bytes, name: str) -> str:
+    """Save bytes made in memory under `name` (storage may pick a free variant); the stored name."""
+    return default_storage.save(name, ContentFile(data, name=Path(name).name))
 
 
 def delete_quietly(names: list[str]) -> None:

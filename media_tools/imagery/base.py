@@ -63,7 +63,10 @@ class Base:
         im = self.image if crop is None else self.image.crop(crop)
         s = min(1.0, max_side / max(im.width, im.height))
         if s < 1.0:
-            im = im.resize((max(1, round(im.width * s)), max(1, round(im.height * s))), Image.Resampling.LANCZOS)
+            # Bicubic, not Lanczos: a third less time (scaling an item's cut was a sixth of a view),
+            # and at these factors it differs from Lanczos by less than the JPEG encoding after it
+            # (PSNR 44-47 dB against 32-38 dB at quality 90, on the test orthophoto and textures).
+            im = im.resize((max(1, round(im.width * s)), max(1, round(im.height * s))), Image.Resampling.BICUBIC)
         self._prepared[key] = (im, s)
         while len(self._prepared) > PREPARED_KEPT:
             self._prepared.popitem(last=False)

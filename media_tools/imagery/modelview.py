@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -67,8 +67,12 @@ class Drawn:
     origin: tuple[int, int] = (0, 0)
 
 
-def _save(im: Image.Image, dst: Path) -> None:
-    """Written beside `dst` and renamed when complete, so a failure leaves no half file."""
+def _save(im: Image.Image, dst: Path | IO[bytes]) -> None:
+    """Written beside `dst` and renamed when complete, so a failure leaves no half file; or into
+    an open binary stream (a worker storing the bytes itself, without a temporary file)."""
+    if not isinstance(dst, Path):
+        im.save(dst, format="JPEG", **JPEG_OPTIONS)
+        return
     partial = dst.with_name(f".{dst.name}.partial")
     try:
         # 4:4:4: thin coloured lines keep their colour (4:2:0 smears it into the ground). No Huffman
@@ -319,7 +323,7 @@ def _picture(base: Base, crop: IntBox | None, max_side: int) -> tuple[Image.Imag
 
 def draw_view(
     src: Path | Base,
-    dst: Path,
+    dst: Path | IO[bytes],
     shapes: Sequence[Shape],
     *,
     crop: IntBox | None = None,
@@ -327,8 +331,9 @@ def draw_view(
     max_pixels: int = 400_000_000,
 ) -> Drawn:
     """The image (or the `crop` of it: left, top, right, bottom in its pixels) with every shape drawn
-    and named, scaled down when a side is over `max_side`. `src` is a file, or a Base already
-    decoded (a worker drawing many items of one image)."""
+    and named, scaled down when a side is over `max_side`, written as JPEG to `dst` (a path, or an
+    open binary stream). `src` is a file, or a Base already decoded (a worker drawing many items of
+    one image)."""
     base = _source(src, max_pixels)
     shapes, (left, top, _, _) = _moved(crop, shapes, base.image.size)
     im, s = _picture(base, crop, max_side)
@@ -352,7 +357,7 @@ def crop_box(geometry: Mapping[str, Any], width: int, height: int) -> tuple[int,
 
 def draw_option(
     src: Path | Base,
-    dst: Path,
+    dst: Path | IO[bytes],
     shape: Shape,
     *,
     colour: int = 0,

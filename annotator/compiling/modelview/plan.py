@@ -13,6 +13,7 @@ the same way whenever it is rendered, and a preview draws the same plan before a
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +122,29 @@ def draw_images(
         options.append((option, path))
         on_progress(0.1 + 0.4 * n / len(plan.options))
     return view, options
+
+
+def draw_pictures(
+    plan: Plan,
+    base: Base,
+    *,
+    crop: tuple[int, int, int, int] | None,
+    side: int = MAX_VIEW_SIDE,
+    option_side: int = OPTION_MAX_SIDE,
+    on_progress: Callable[[float], None] = lambda fraction: None,
+) -> tuple[bytes, list[tuple[str, bytes]]]:
+    """The JPEG bytes of the view and of each option image (letter, bytes) of `plan`, drawn from the
+    decoded `base` in memory: the worker stores them as they are, with no temporary folder."""
+    limit = settings.SKYMARK_MAX_IMAGE_PIXELS
+    view = io.BytesIO()
+    draw_view(base, view, plan.shapes, crop=crop, max_side=side, max_pixels=limit)
+    options = []
+    for n, (option, shape, colour) in enumerate(plan.options, 1):
+        picture = io.BytesIO()
+        draw_option(base, picture, shape, colour=colour, crop=crop, max_side=option_side, max_pixels=limit)
+        options.append((option, picture.getvalue()))
+        on_progress(0.1 + 0.4 * n / len(plan.options))
+    return view.getvalue(), options
 
 
 def model_view_draw(

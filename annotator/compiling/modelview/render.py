@@ -19,12 +19,12 @@ from django.utils import timezone
 import media_tools
 from annotator.models import ModelView, SatelliteImage
 from annotator.processing.lease import heartbeat
-from annotator.storage import delete_quietly, local_copy, store_path
+from annotator.storage import delete_quietly, local_copy, store_bytes, store_path
 from media_tools.video import cut_segment
 
 from .cache import image_base
 from .claims import CLAIM_SIZE, claim_renew, mine, new_claim, view_claim_one, views_claim_pending
-from .plan import Plan, model_view_draw, view_plan
+from .plan import draw_pictures, lettered_crop, view_plan
 
 log = logging.getLogger(__name__)
 S = ModelView.State
@@ -56,21 +56,18 @@ def _reporter(view_id: int, claim: str) -> Callable[[float], None]:
     return report
 
 
-def _cut(view: ModelView, plan: Plan, out: Path) -> tuple[Path, str] | None:
-    if plan.segment is None:
-        return None
+def _cut(view: ModelView, segment: tuple[float, float], out: Path) -> tuple[Path, str]:
     video = view.item.scene.video
     name = str(video.proxy.name if video.proxy else video.file.name)
     with local_copy(name) as src:
         info = media_tools.probe_video(src, ffprobe_bin=settings.SKYMARK_FFPROBE)
-        start, end = plan.segment
         path = out / "segment.mp4"
         seg = cut_segment(
             src,
             path,
             info=info,
-            start_s=start,
-            end_s=end,
+            start_s=segment[0],
+            end_s=segment[1],
             ffmpeg_bin=settings.SKYMARK_FFMPEG,
             ffprobe_bin=settings.SKYMARK_FFPROBE,
         )
@@ -78,37 +75,35 @@ def _cut(view: ModelView, plan: Plan, out: Path) -> tuple[Path, str] | None:
 
 
 def _render(view: ModelView, report: Callable[[float], None]) -> dict[str, Any]:
-    """Draw and cut into a temporary folder, then store; returns the row's new field values. A
-    failure deletes what this attempt stored."""
+    """Draw the pictures in memory and store them as they are (only a video segment, which ffmpeg
+    cuts, goes through a temporary folder); returns the row's new field values. A failure deletes
+    what this attempt stored."""
     plan = view_plan(view.item.provenance)
     if plan.image_id is None:
         raise media_tools.MediaError(f"item {view.item.uid}: its provenance names no marks to draw")
     image = SatelliteImage.objects.get(id=plan.image_id)
     prefix = f"modelviews/{view.item_id}/{view.attempts}"
+    base = image_base(image)  # this process may have it decoded already
+    picture, options = draw_pictures(plan, base, crop=lettered_crop(plan, image), on_progress=report)
+    report(0.5)
     stored: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="skymark-view-") as tmp:
-        out = Path(tmp)
-        base = image_base(image)  # this process may have it decoded already
-        drawn, options = model_view_draw(
-            provenance=view.item.provenance, image=image, out=out, on_progress=report, base=base
-        )
-        report(0.5)
-        cut = _cut(view, plan, out)
-        report(0.9)
-        try:
-            fields: dict[str, Any] = {"image": store_path(drawn, f"{prefix}/view.jpg")}
-            stored.append(fields["image"])
-            fields["option_images"] = []
-            for option, path in options:
-                stored.append(store_path(path, f"{prefix}/option-{option}.jpg"))
-                fields["option_images"].append({"option": option, "file": stored[-1]})
-            if cut is not None:
-                stored.append(store_path(cut[0], f"{prefix}/segment.mp4"))
-                fields["video"] = stored[-1]
-                fields["video_note"] = cut[1][:200]
-        except Exception:
-            delete_quietly(stored)
-            raise
+    try:
+        fields: dict[str, Any] = {"image": store_bytes(picture, f"{prefix}/view.jpg")}
+        stored.append(fields["image"])
+        fields["option_images"] = []
+        for option, data in options:
+            stored.append(store_bytes(data, f"{prefix}/option-{option}.jpg"))
+            fields["option_images"].append({"option": option, "file": stored[-1]})
+        if plan.segment is not None:
+            with tempfile.TemporaryDirectory(prefix="skymark-view-") as tmp:
+                path, why = _cut(view, plan.segment, Path(tmp))
+                report(0.9)
+                stored.append(store_path(path, f"{prefix}/segment.mp4"))
+            fields["video"] = stored[-1]
+            fields["video_note"] = why[:200]
+    except Exception:
+        delete_quietly(stored)
+        raise
     segment = plan.segment
     fields["segment_start_s"], fields["segment_end_s"] = segment if segment else (None, None)
     return fields
@@ -126,28 +121,44 @@ def model_view_files_delete(sender: Any, instance: ModelView, **kwargs: Any) -> 
         transaction.on_commit(lambda: delete_quietly(names))
 
 
-def _finish(view_id: int, claim: str, *, fields: dict[str, Any]) -> bool:
-    """Point the row at the new files if this claim still holds it; the files of an earlier
-    rendering go once that commits. False (the new files deleted) when the row went meanwhile, with
-    its item, or another worker took it over."""
-    new = [fields.get("image"), fields.get("video"), *(o["file"] for o in fields.get("option_images", []))]
-    with transaction.atomic():
-        view = mine(view_id, claim).select_for_update().first()
-        if view is None:
-            transaction.on_commit(lambda: delete_quietly([n for n in new if n]))
-            return False
-        old = stored_names(view)
-        mine(view_id, claim).update(
-            **{"video": "", "video_note": "", **fields},
-            state=S.SUCCEEDED,
-            progress=100,
-            lease_until=None,
-            finished_at=timezone.now(),
-            updated_at=timezone.now(),
-        )
-        kept = set(new)
-        transaction.on_commit(lambda: delete_quietly([n for n in old if n not in kept]))
-    return True
+def _new_names(fields: dict[str, Any]) -> list[str]:
+    names = [fields.get("image"), fields.get("video"), *(o["file"] for o in fields.get("option_images", []))]
+    return [n for n in names if n]
+
+
+def _finish(claim: str, drawn: dict[int, dict[str, Any]]) -> set[int]:
+    """Point the rows of `drawn` (view id: its new field values) at their new files, those this
+    claim still holds, in one transaction for all; the files of earlier renderings go
+    once that commits. Returns the ids written. A row that went meanwhile (with its item) or that
+    another worker took over keeps what it has, and the files drawn for it are deleted."""
+    if not drawn:
+        return set()
+    try:
+        with transaction.atomic():
+            # One transaction for the batch (one write lock, one commit): the rows' old files, then
+            # each row still held pointed at its new ones.
+            held = ModelView.objects.select_for_update().filter(id__in=list(drawn), claim=claim, state=S.RUNNING)
+            old = [name for view in held.only("id", "image", "video", "option_images") for name in stored_names(view)]
+            now = timezone.now()
+            written = {
+                view_id
+                for view_id, fields in drawn.items()
+                if mine(view_id, claim).update(
+                    **{"video": "", "video_note": "", **fields},
+                    state=S.SUCCEEDED,
+                    progress=100,
+                    lease_until=None,
+                    finished_at=now,
+                    updated_at=now,
+                )
+            }
+            kept = {name for fields in drawn.values() for name in _new_names(fields)}
+            unused = [n for view_id, fields in drawn.items() if view_id not in written for n in _new_names(fields)]
+            transaction.on_commit(lambda: delete_quietly([n for n in old if n not in kept] + unused))
+    except Exception:
+        delete_quietly([name for fields in drawn.values() for name in _new_names(fields)])
+        raise
+    return written
 
 
 def _fail(view_id: int, claim: str, error: str) -> None:
@@ -156,22 +167,29 @@ def _fail(view_id: int, claim: str, error: str) -> None:
     )
 
 
-def _render_claimed(view: ModelView, claim: str) -> bool:
-    """Render a view this claim holds. True when it rendered and was stored. Bad media ends in
-    `failed` with the reason; other errors are recorded, then raised. A view whose item went (before
-    or while it renders) ends quietly: False."""
+def _draw_claimed(view: ModelView, claim: str) -> dict[str, Any] | None:
+    """Render and store the files of a view this claim holds; the row's new values, or None when it
+    did not render. Bad media ends in `failed` with the reason; other errors are recorded, then
+    raised. A view whose item went (before or while it renders) ends quietly: None."""
     try:
-        fields = _render(view, _reporter(view.id, claim))
+        return _render(view, _reporter(view.id, claim))
     except media_tools.MediaError as exc:
         _fail(view.id, claim, str(exc))
-        return False
+        return None
     except Exception as exc:
         if _gone(view.id):  # the item (and its marks' image, maybe) went while drawing
-            return False
+            return None
         log.exception("model view %s crashed", view.id)
         _fail(view.id, claim, f"internal error while rendering: {exc}")
         raise
-    if not _finish(view.id, claim, fields=fields):
+
+
+def _render_claimed(view: ModelView, claim: str) -> bool:
+    """Render a view this claim holds and point its row at the files: True when it did."""
+    fields = _draw_claimed(view, claim)
+    if fields is None:
+        return False
+    if not _finish(claim, {view.id: fields}):
         _gone(view.id)
         return False
     return True
@@ -199,6 +217,32 @@ def _again_later(view: ModelView, claim: str) -> None:
         )
 
 
+def _drain_batch(views: list[ModelView], claim: str) -> tuple[int, int]:
+    """Render a claim's batch one view after the other, then finish the rendered ones together
+    (also when a time limit stops the batch). Returns (rendered, not rendered)."""
+    drawn: dict[int, dict[str, Any]] = {}
+    failed = 0
+    try:
+        for view in views:
+            try:
+                fields = _draw_claimed(view, claim)
+            except SoftTimeLimitExceeded:
+                _again_later(view, claim)
+                raise
+            except Exception:  # recorded on the row by _draw_claimed; go on with the rest
+                _again_later(view, claim)
+                fields = None
+            if fields is None:
+                failed += 1
+            else:
+                drawn[view.id] = fields
+    finally:
+        written = _finish(claim, drawn)
+    for view_id in set(drawn) - written:
+        _gone(view_id)
+    return len(written), failed + len(drawn) - len(written)
+
+
 def model_views_drain(*, limit: int | None = None) -> tuple[int, int]:
     """Render pending views, a claim of a few at a time, until none is left (or `limit` were
     taken). One failing view does not stop the others: bad media fail it with the reason, other
@@ -208,22 +252,13 @@ def model_views_drain(*, limit: int | None = None) -> tuple[int, int]:
     try:
         with heartbeat(lambda: claim_renew(claim), name=f"model views {claim[:8]}"):
             while limit is None or rendered + failed < limit:
-                views = views_claim_pending(
-                    claim=claim, limit=min(CLAIM_SIZE, (limit or CLAIM_SIZE) - rendered - failed)
-                )
+                size = CLAIM_SIZE if limit is None else min(CLAIM_SIZE, limit - rendered - failed)
+                views = views_claim_pending(claim=claim, limit=size)
                 if not views:
                     break
-                for view in views:
-                    try:
-                        ok = _render_claimed(view, claim)
-                    except SoftTimeLimitExceeded:
-                        _again_later(view, claim)
-                        raise
-                    except Exception:  # recorded on the row by _render_claimed; go on with the rest
-                        _again_later(view, claim)
-                        ok = False
-                    rendered += ok
-                    failed += not ok
+                ok, not_ok = _drain_batch(views, claim)
+                rendered += ok
+                failed += not_ok
     finally:
         # What this claim took and did not get to (a time limit) is pending again at once.
         ModelView.objects.filter(claim=claim, state=S.RUNNING).update(

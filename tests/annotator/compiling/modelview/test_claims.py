@@ -7,10 +7,12 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from annotator.compiling.modelview import model_views_drain
 from annotator.compiling.modelview.claims import (
+    CLAIM_SIZE,
     mine,
     new_claim,
     views_claim_pending,
@@ -18,6 +20,7 @@ from annotator.compiling.modelview.claims import (
     views_signal_raise,
     views_signal_taken,
 )
+from annotator.compiling.modelview.render import _drain_batch
 from annotator.compiling.tasks import views_recover
 from annotator.models import ModelView
 from tests.annotator.compiling.modelview.views import item_on, pending_views, textured_image
@@ -57,6 +60,61 @@ def test_a_drain_renders_every_pending_view_once_and_goes_past_a_bad_one(annotat
     assert broken.state == "failed" and "file not found" in broken.error
     assert set(ModelView.objects.values_list("attempts", flat=True)) == {1}
     assert model_views_drain() == (0, 0)
+
+
+def test_a_drain_goes_on_past_one_claim(annotator: Any) -> None:
+    # given more pending views than one claim takes
+    views = pending_views(item_on(textured_image(160, 120), annotator), CLAIM_SIZE + 3)
+    ModelView.objects.exclude(id__in=[v.id for v in views]).delete()
+    # when a worker drains the queue
+    assert model_views_drain() == (CLAIM_SIZE + 3, 0)
+    # then every view was rendered once, each with files of its own
+    rows = list(ModelView.objects.order_by("id"))
+    assert [(v.state, v.attempts, v.progress) for v in rows] == [("succeeded", 1, 100)] * (CLAIM_SIZE + 3)
+    assert all(default_storage.exists(v.image.name) for v in rows)
+    assert len({v.image.name for v in rows}) == len(rows)
+
+
+def test_two_workers_draining_at_once_never_render_the_same_view(annotator: Any) -> None:
+    # given pending views, and two workers that each claimed a batch before either rendered
+    views = pending_views(item_on(textured_image(160, 120), annotator), 6)
+    ModelView.objects.exclude(id__in=[v.id for v in views]).delete()
+    a, b = new_claim(), new_claim()
+    batch_a, batch_b = views_claim_pending(claim=a, limit=3), views_claim_pending(claim=b, limit=3)
+    # when both render their batches
+    assert _drain_batch(batch_a, a) == (3, 0)
+    assert _drain_batch(batch_b, b) == (3, 0)
+    # then each view was rendered by one of them, once, and holds the files that worker stored
+    rows = {v.id: v for v in ModelView.objects.all()}
+    assert {rows[v.id].claim for v in batch_a} == {a} and {rows[v.id].claim for v in batch_b} == {b}
+    assert {(v.state, v.attempts) for v in rows.values()} == {("succeeded", 1)}
+    assert all(default_storage.exists(v.image.name) for v in rows.values())
+
+
+def test_a_batch_whose_worker_stalled_past_its_lease_is_claimed_again_and_the_stalled_run_writes_nothing(
+    annotator: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    # given a worker that claimed a batch and then stopped renewing (stalled or killed)
+    views = pending_views(item_on(textured_image(160, 120), annotator), 3)
+    ModelView.objects.exclude(id__in=[v.id for v in views]).delete()
+    stalled = new_claim()
+    batch = views_claim_pending(claim=stalled, limit=3)
+    ModelView.objects.filter(claim=stalled).update(lease_until=timezone.now() - timedelta(seconds=1))
+    # when its lease runs out, another worker reclaims the batch and drains it
+    assert views_reclaim_lost() == 3
+    assert model_views_drain() == (3, 0)
+    rendered = {v.id: v.image.name for v in ModelView.objects.all()}
+    # ... and the stalled worker comes back and renders the batch it had claimed
+    with django_capture_on_commit_callbacks(execute=True):
+        assert _drain_batch(batch, stalled) == (0, 3)
+    # then each view was rendered at its second attempt, keeps the second worker's files, and the
+    # stalled run's files were deleted rather than left behind
+    rows = list(ModelView.objects.all())
+    assert {(v.state, v.attempts) for v in rows} == {("succeeded", 2)}
+    assert {v.id: v.image.name for v in rows} == rendered
+    assert all(default_storage.exists(name) for name in rendered.values())
+    stale = [f"modelviews/{v.item_id}/1/view.jpg" for v in batch]
+    assert not any(default_storage.exists(name) for name in stale)
 
 
 def test_views_whose_worker_vanished_go_back_to_pending_and_a_taken_over_run_writes_nothing(annotator: Any) -> None:
