@@ -5,9 +5,10 @@ tree, stored through Django's storage.
 
 For each tree (this one, and `--before REV` checked out beside it, measured in the same sitting,
 before first), in a throwaway data folder of its own each time:
-- render loop: R views of one satellite image rendered one after the other in one process (the
-  service the worker calls), per-view milliseconds; the trees take turns, `--rounds` times each, and
-  the median is shown, as the load of a shared machine drifts;
+- render loops: R views of one satellite image rendered one after the other in one process by the
+  render service (a claim each, as a sync render), then R more by the worker's drain (claims of a
+  few views), per-view milliseconds; the trees take turns, `--rounds` times each, and the median is
+  shown, as the load of a shared machine drifts;
 - drain: N items compiled over a few satellite images as fast as one process compiles them, with
   the tree's workers running (this tree: a media worker and a views worker with a process per core
   but one; before: the one worker of that tree's `make run`); views/s from the first compile to the
@@ -15,7 +16,7 @@ before first), in a throwaway data folder of its own each time:
   (queued to stored: median and longest) and the most files the broker's queue folder held.
 
 Usage: python bench/modelviews.py [--items N] [--images K] [--size WxH] [--render-loop R] [--rounds N]
-                                  [--view-workers P] [--before REV]
+                                  [--view-workers P] [--before REV] [--loops-only]
 """
 
 from __future__ import annotations
@@ -143,8 +144,10 @@ def _compile(user: Any, work: list[tuple[str, int]]) -> list[int]:
     return [item_compile(user=user, task=task, mark_ids=[mark_id], seed=n).id for n, (task, mark_id) in enumerate(work)]
 
 
-def _render_loop(user: Any, work: list[tuple[str, int]]) -> float:
-    """Per-view ms of the render service over views of one image, nothing else running."""
+def _render_loop(user: Any, work: list[tuple[str, int]]) -> dict[str, float]:
+    """Per-view ms over views of one image, nothing else running, two ways: the render service one
+    view at a time (a sync render: a claim and a store of its own each), then the worker's drain
+    (claims of a few views, in one process) over as many other views of the same items' kind."""
     from annotator.compiling.modelview import model_view_render
     from annotator.models import ModelView
     from config.celery import app
@@ -152,14 +155,26 @@ def _render_loop(user: Any, work: list[tuple[str, int]]) -> float:
     items = _compile(user, work)
     app.control.purge()  # the messages their commits sent: rendered here instead
     ids = list(ModelView.objects.filter(item_id__in=items).order_by("id").values_list("id", flat=True))
+    one, many = ids[: len(ids) // 2], ids[len(ids) // 2 :]
     start = time.perf_counter()
-    for view_id in ids:
+    for view_id in one:
         model_view_render(view_id=view_id)
     took = time.perf_counter() - start
-    failed = ModelView.objects.filter(id__in=ids).exclude(state="succeeded").count()
+    result = {"render_ms": 1000 * took / len(one)}
+    try:
+        from annotator.compiling.modelview import model_views_drain
+    except ImportError:  # a tree from before the views queue: one view per message
+        model_views_drain = None
+    if model_views_drain is not None:
+        start = time.perf_counter()
+        model_views_drain(limit=len(many))  # a limit: some trees stop after one claim without one
+        result["drain_ms"] = 1000 * (time.perf_counter() - start) / len(many)
+    else:
+        many = []
+    failed = ModelView.objects.filter(id__in=one + many).exclude(state="succeeded").count()
     if failed:
         raise SystemExit(f"render loop: {failed} view(s) not rendered")
-    return 1000 * took / len(ids)
+    return result
 
 
 def _worker_commands(tree: Path, view_workers: int) -> list[list[str]]:
@@ -231,8 +246,8 @@ def child(tree: Path, args: argparse.Namespace) -> None:
         data = Path(tmp)
         env = _setup(tree, data)
         if args.mode == "loop":
-            user, work = _seed(args.render_loop, 1, args.size)
-            result = {"render_ms": _render_loop(user, work)}
+            user, work = _seed(2 * args.render_loop, 1, args.size)
+            result = _render_loop(user, work)
         else:
             user, work = _seed(args.items, args.images, args.size)
             result = _drain(tree, env, data, user, work, args.view_workers)
@@ -258,18 +273,21 @@ def _run_all(trees: list[tuple[str, Path]], args: argparse.Namespace) -> dict[st
     """Render loops taken in turns (the machine's load drifts; the median of each tree's rounds is
     shown), then each tree's drain."""
     results: dict[str, dict] = {name: {} for name, _ in trees}
-    loops: dict[str, list[float]] = {name: [] for name, _ in trees}
+    loops: dict[str, dict[str, list[float]]] = {name: {} for name, _ in trees}
     for _ in range(args.rounds):
         for name, tree in trees:
-            loops[name].append(_measure(name, tree, "loop", args)["render_ms"])
+            for key, ms in _measure(name, tree, "loop", args).items():
+                loops[name].setdefault(key, []).append(ms)
     for name, tree in trees:
-        results[name]["render_ms"] = statistics.median(loops[name])
-        results[name].update(_measure(name, tree, "drain", args))
+        results[name].update({key: statistics.median(v) for key, v in loops[name].items()})
+        if not args.loops_only:
+            results[name].update(_measure(name, tree, "drain", args))
     return results
 
 
 ROWS = [
-    ("render loop, ms per view (median of the rounds)", "render_ms", "{:.1f}", True),
+    ("render loop, one view at a time, ms per view (median of the rounds)", "render_ms", "{:.1f}", True),
+    ("drain loop (the worker's claims, in one process), ms per view", "drain_ms", "{:.1f}", True),
     ("compiled items per s", "compiled_per_s", "{:.1f}", False),
     ("views per s (first compile to last view)", "views_per_s", "{:.1f}", False),
     ("backlog drain after the last compile, s", "drain_after_compile_s", "{:.1f}", True),
@@ -289,6 +307,7 @@ def main() -> None:
     parser.add_argument("--view-workers", type=int, default=max(1, (os.cpu_count() or 2) - 1))
     parser.add_argument("--before", help="a git revision to measure in the same sitting")
     parser.add_argument("--rounds", type=int, default=3, help="render loops per tree, taken in turns")
+    parser.add_argument("--loops-only", action="store_true", help="the render loops, without the workers' drain")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--mode", choices=("loop", "drain"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -314,6 +333,8 @@ def main() -> None:
     print(f"\n| measure | {' | '.join(names)} |" + (" this tree, times better |" if len(names) == 2 else ""))
     print("|---|" + "---|" * len(names) + ("---|" if len(names) == 2 else ""))
     for label, key, fmt, lower_better in ROWS:
+        if not all(key in results[n] for n in names):
+            continue
         cells = [fmt.format(results[n][key]) for n in names]
         ratio = ""
         if len(names) == 2:
