@@ -244,9 +244,10 @@ def _drain_batch(views: list[ModelView], claim: str) -> tuple[int, int]:
 
 
 def model_views_drain(*, limit: int | None = None) -> tuple[int, int]:
-    """Render pending views, a claim of a few at a time, until none is left (or `limit` were
-    taken). One failing view does not stop the others: bad media fail it with the reason, other
-    errors send it back to pending (up to MAX_TRIES attempts). Returns (rendered, not rendered)."""
+    """Render pending views, a claim of a few at a time (each claim's rows written together once
+    its views are drawn and stored), until none is left (or `limit` were taken). One failing view
+    does not stop the others: bad media fail it with the reason, other errors send it back to
+    pending (up to MAX_TRIES attempts). Returns (rendered, not rendered)."""
     claim = new_claim()
     rendered = failed = 0
     try:
