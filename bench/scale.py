@@ -24,7 +24,7 @@ on one tree after the other (each with its own database), so both come from one 
 this/before are printed.
 
 Usage: python bench/scale.py [--scale F] [--backend embedded|postgres|both] [--before REV]
-                             [--units N] [--reads N] [--render-seconds S] [--no-release]
+                             [--units N] [--reads N] [--render-seconds S] [--no-release] [--views-under-load]
 """
 
 from __future__ import annotations
@@ -76,6 +76,34 @@ VIEWS = """
 import json
 from annotator.models import ModelView
 print(json.dumps({s: ModelView.objects.filter(state=s).count() for s in ("pending", "running", "succeeded", "failed")}))
+"""
+# Watches the views while the worker renders: from the first view it stores to the last of the
+# backlog (or the time limit), so a backlog drained early is a rate, not the backlog over the limit.
+VIEWS_WATCH = """
+import json, time
+from annotator.models import ModelView
+def counts():
+    return {{s: ModelView.objects.filter(state=s).count() for s in ("pending", "running", "succeeded", "failed")}}
+start, first = time.monotonic(), None
+done0 = counts()["succeeded"]
+while time.monotonic() - start < {seconds}:
+    now, c = time.monotonic(), counts()
+    if first is None and c["succeeded"] > done0:
+        first = (now, c["succeeded"])
+    if c["pending"] + c["running"] == 0:
+        break
+    time.sleep(0.2)
+end = counts()
+span = (now - first[0]) if first else 0.0
+print(json.dumps({{**end, "first_to_last_s": span, "after_first": end["succeeded"] - first[1] if first else 0,
+                  "watched_s": now - start}}))
+"""
+VIEWS_BETWEEN = """
+import datetime, json
+from annotator.models import ModelView
+a, b = (datetime.datetime.fromtimestamp(t, datetime.timezone.utc) for t in ({start}, {end}))
+print(json.dumps({{"queued": ModelView.objects.filter(created_at__range=(a, b)).count(),
+                  "stored": ModelView.objects.filter(state="succeeded", finished_at__range=(a, b)).count()}}))
 """
 # The release build through its public entry points (as bench/release.py calls them); adapt here
 # when the build's entry points change.
@@ -239,9 +267,8 @@ def _step_review(s: Served, clients: int, n: int) -> None:
     _record(s, f"{clients} cl", lat)
 
 
-def _step_views(s: Served, seconds: float) -> None:
-    """The backlog the units left, then what the tree's worker renders of it in `seconds`."""
-    before = json.loads(s.run(code=VIEWS))
+def _views_worker(s: Served) -> subprocess.Popen:
+    """The tree's worker as scripts/serve.sh starts it, its queues including the views'."""
     cmd = [
         *PYTHON,
         "-m",
@@ -261,16 +288,49 @@ def _step_views(s: Served, seconds: float) -> None:
     ]  # fmt: skip, as scripts/serve.sh
     worker = subprocess.Popen(cmd, cwd=s.tree, env=s.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     s.worker = worker  # type: ignore[attr-defined]
+    return worker
+
+
+def _step_units_with_views(s: Served, clients: int, n: int) -> None:
+    """The units again with the views worker running through the load: views stored during the load
+    (by their finished_at) against items compiled in it (views queued), both per second of the load."""
+    worker = _views_worker(s)
+    try:
+        time.sleep(15)  # the worker's start-up (imports, broker), outside the measured window
+        began = time.time()
+        with Sampler(s):
+            _, wall = _load(_units, s.port, s.people["annotators"], clients, n, s.units_done + 20_000 * clients)
+        ended = time.time()
+        s.units_done += clients * n
+        got = json.loads(s.run(code=VIEWS_BETWEEN.format(start=began, end=ended)))
+    finally:
+        worker.terminate()
+        worker.wait()
+        s.worker = None  # type: ignore[attr-defined]
+    s.figures[f"{clients} cl with the views worker: units (items compiled)/s"] = clients * n / wall
+    s.figures[f"{clients} cl with the views worker: views queued/s"] = got["queued"] / (ended - began)
+    s.figures[f"{clients} cl with the views worker: views stored/s"] = got["stored"] / (ended - began)
+
+
+def _step_views(s: Served, seconds: float) -> None:
+    """The backlog the units left, then what the tree's worker renders of it in `seconds`."""
+    before = json.loads(s.run(code=VIEWS))
+    worker = _views_worker(s)
     try:
         with Sampler(s):
-            time.sleep(seconds)
-            after = json.loads(s.run(code=VIEWS))
+            after = json.loads(s.run(code=VIEWS_WATCH.format(seconds=seconds)))
     finally:
         worker.terminate()
         worker.wait()
         s.worker = None  # type: ignore[attr-defined]
     s.figures["model views: backlog after the units"] = before["pending"]
-    s.figures["model views: rendered/s by one worker"] = (after["succeeded"] - before["succeeded"]) / seconds
+    s.figures["model views: rendered/s by one worker, its start-up included"] = (
+        after["succeeded"] - before["succeeded"]
+    ) / after["watched_s"]
+    # From the first view stored to the last (the worker's start-up left out), the backlog done or not.
+    if after["first_to_last_s"] > 0:
+        s.figures["model views: rendered/s, first to last"] = after["after_first"] / after["first_to_last_s"]
+    s.figures["model views: backlog left"] = after["pending"] + after["running"]
     s.figures["model views: failed"] = after["failed"]
 
 
@@ -319,6 +379,8 @@ def _bench(backend: str, trees: list[tuple[str, Path]], args: argparse.Namespace
         steps += [lambda s, c=c: _step_reads(s, c, args.reads) for c in (1, CLIENTS)]
         steps += [lambda s, c=c: _step_review(s, c, args.reviews) for c in (1, CLIENTS)]
         steps += [lambda s: _step_views(s, args.render_seconds)]
+        if args.views_under_load:
+            steps += [lambda s: _step_units_with_views(s, CLIENTS, args.units)]
         if not args.no_release:
             steps += [lambda s: _step_release(s, 1)]
         for step in steps:
@@ -348,6 +410,9 @@ def main() -> None:
     parser.add_argument("--reviews", type=int, default=10, help="blind review steps per client")
     parser.add_argument("--render-seconds", type=float, default=30.0)
     parser.add_argument("--no-release", action="store_true")
+    parser.add_argument(
+        "--views-under-load", action="store_true", help="the 8-client units again with the views worker running"
+    )
     parser.add_argument("--profile", default="", help="folder for py-spy profiles of the 8-client loads")
     args = parser.parse_args()
     global PROFILE
