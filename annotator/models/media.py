@@ -221,6 +221,13 @@ class MediaJob(models.Model):
     # Set when sending the job to the queue failed (broker down); the job stays pending, `detail`
     # says so, and workers send it again once the broker answers.
     unsent_since = models.DateTimeField(null=True, blank=True)
+    # Set when something the job reads changed while a live worker ran it (jobs.media_job_again): that
+    # run's outcome is kept and the job goes back in line as it ends, so it never runs twice at once and
+    # the change is not lost.
+    rerun = models.BooleanField(default=False)
+    # A pending job that ran and found inputs still to run: their kinds, comma-separated ("keyframes,
+    # telemetry"); empty otherwise. The job list says "waiting for ..." rather than a bare "pending".
+    waiting_for = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -253,3 +260,8 @@ class MediaJob(models.Model):
     def __str__(self) -> str:
         target = f"scene {self.scene_id}" if self.scene_id else f"image {self.satellite_image_id}"
         return f"{self.kind} of {target}: {self.state}"
+
+    @property
+    def waiting_kinds(self) -> list[str]:
+        """The kinds a pending job waits for (`waiting_for`), [] for any other job."""
+        return self.waiting_for.split(",") if self.waiting_for and self.state == self.State.PENDING else []

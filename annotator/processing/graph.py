@@ -10,7 +10,7 @@ from django.db.models import Q
 from annotator.models import MediaJob, SatelliteImage, Scene
 from annotator.models.media import IMAGE_JOB_KINDS, VIDEO_JOB_KINDS
 
-from .jobs import Step, media_job_reset, media_job_run
+from .jobs import Outcome, Step, media_job_again, media_job_run
 from .steps import cvaa, image, video
 
 K = MediaJob.Kind
@@ -40,10 +40,10 @@ NEXT: dict[str, list[str]] = {
 }
 IMAGE_NEXT: dict[str, list[str]] = {K.GEOREFERENCE: [K.PLACEMENTS]}
 # Kinds with several inputs: such a job waits (stays `pending`, jobs.JobWaiting) while any input is
-# still to run, and is made runnable again, even after it succeeded, whenever an input ends in any
-# state (a skipped or failed input is final too), so the last input to finish starts it with
-# everything there is. (Two workers finishing two inputs at once may run it twice; the second run
-# replaces the first's rows.)
+# still to run, and is made to run again (jobs.media_job_again), even after it succeeded, whenever an
+# input ends in any state (a skipped or failed input is final too), so the last input to finish starts
+# it with everything there is. It runs once at a time: an input that ends while it runs marks it, and
+# it goes back in line as that run ends (jobs.Outcome.AGAIN).
 REDO = {K.PLACEMENTS}
 # Kinds whose work belongs on a GPU worker (tasks.py sends them with the task routed to `gpu`).
 GPU_KINDS = {K.CVAA}
@@ -105,21 +105,22 @@ def job_inputs_pending(job: MediaJob) -> list[str]:
 
 
 def _redo(followers: list[MediaJob]) -> list[MediaJob]:
-    """Followers to send: a REDO one is made runnable again whatever it ended in (its input changed)."""
-    for job in followers:
-        if job.kind in REDO:
-            media_job_reset(job_id=job.id)
-    return followers
+    """Followers to send: a REDO one is made to run again whatever it ended in (its input changed),
+    and is sent now unless a live worker runs it (that worker sends it again as it ends)."""
+    return [job for job in followers if job.kind not in REDO or media_job_again(job_id=job.id)]
 
 
 def job_run(*, job_id: int) -> list[MediaJob]:
     """Run one job's step (see jobs.media_job_run for claiming and failures). Returns the jobs
     that may start now: its followers when it succeeded; when this run ended it skipped or failed,
-    only its REDO followers (they take a finished input as it is)."""
+    only its REDO followers (they take a finished input as it is); the job itself when an input
+    changed while it ran."""
     job = MediaJob.objects.get(id=job_id)
-    if media_job_run(job_id=job_id, step=STEPS[job.kind]):
+    outcome = media_job_run(job_id=job_id, step=STEPS[job.kind])
+    if outcome is Outcome.SUCCEEDED:
         return _redo(job_followers(job))
-    state, attempts = MediaJob.objects.filter(id=job_id).values_list("state", "attempts").get()
-    if attempts > job.attempts and state in (MediaJob.State.SKIPPED, MediaJob.State.FAILED):
+    if outcome is Outcome.ENDED:
         return _redo([f for f in job_followers(job) if f.kind in REDO])
+    if outcome is Outcome.AGAIN:
+        return [MediaJob.objects.get(id=job_id)]
     return []

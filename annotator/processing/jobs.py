@@ -8,10 +8,12 @@ job it reads from has still to run, and cleans up its own partial files.
 
 from __future__ import annotations
 
+import enum
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -52,8 +54,23 @@ class TransientJobError(Exception):
 
 
 class JobWaiting(Exception):  # noqa: N818 - the name reads as what happened
-    """Another job this one reads from has still to run; the job goes back to `pending` with the message
-    (never a finished state, so nobody takes it for done) and the graph sends it again when that job ends."""
+    """Jobs this one reads from have still to run (their kinds, `inputs`); the job goes back to `pending`,
+    unstarted and unfinished, with `waiting_for` naming them (never a finished state, so nobody takes it
+    for done), and the graph sends it again when one of them ends."""
+
+    def __init__(self, inputs: Sequence[str]) -> None:
+        self.inputs = list(inputs)
+        super().__init__(f"waiting for {', '.join(self.inputs)}: it runs when they are done")
+
+
+class Outcome(enum.Enum):
+    """How a call to media_job_run ended, for the graph to decide what to send next."""
+
+    NOT_RUN = "not run"  # succeeded already, held by a live worker, or this run was taken over
+    SUCCEEDED = "succeeded"
+    ENDED = "ended"  # skipped or failed: a final state, but no success
+    WAITING = "waiting"  # back to pending until an input ends
+    AGAIN = "again"  # an input changed while it ran: back to pending, to be sent again now
 
 
 class JobSkipped(Exception):  # noqa: N818 - the name reads as what happened
@@ -77,6 +94,8 @@ def _claim(job_id: int) -> MediaJob | None:
         if job.state == MediaJob.State.RUNNING:
             log.warning("media job %s (%s): its worker vanished; running it again", job_id, job.kind)
         job.state, job.progress, job.error, job.detail = MediaJob.State.RUNNING, 0, "", ""
+        # This run reads its inputs as they are now: a change asked for before it is in it.
+        job.rerun, job.waiting_for = False, ""
         job.attempts += 1
         job.started_at, job.finished_at = timezone.now(), None
         job.lease_until, job.unsent_since = lease_end(), None
@@ -91,6 +110,8 @@ def _claim(job_id: int) -> MediaJob | None:
                 "finished_at",
                 "lease_until",
                 "unsent_since",
+                "rerun",
+                "waiting_for",
                 "updated_at",
             ]
         )
@@ -119,31 +140,64 @@ def _progress_reporter(job_id: int, attempt: int) -> ProgressFn:
     return report
 
 
-def _finish(job_id: int, attempt: int, *, state: str, error: str = "", detail: str = "") -> bool:
-    """Record the outcome if this run still holds the job; returns whether it did."""
-    ended = _mine(job_id, attempt).update(
-        state=state,
-        error=error[:2000],
-        detail=detail[:300],
-        finished_at=timezone.now(),
-        lease_until=None,
-        updated_at=timezone.now(),
-        **({"progress": 100, "workers_lost": 0} if state == MediaJob.State.SUCCEEDED else {}),
-    )
-    if not ended:
-        log.warning("media job %s: run %s was taken over; its outcome (%s) is dropped", job_id, attempt, state)
-    return bool(ended)
+def _finish(
+    job_id: int, attempt: int, *, state: str, error: str = "", detail: str = "", waiting_for: str = ""
+) -> Outcome:
+    """Record the outcome if this run still holds the job. When an input changed while it ran (`rerun`,
+    media_job_again), what the step wrote stays and the job goes back to pending to run again with the
+    change, whatever this run ended in (Outcome.AGAIN: the caller sends it)."""
+    now = timezone.now()
+    with transaction.atomic():
+        # The row lock orders this against media_job_again: a change comes before this (and is seen
+        # here) or after (and finds the job no longer held, so it sends the job itself).
+        mine = _mine(job_id, attempt).select_for_update().values_list("rerun", flat=True).first()
+        if mine is None:
+            log.warning("media job %s: run %s was taken over; its outcome (%s) is dropped", job_id, attempt, state)
+            return Outcome.NOT_RUN
+        if mine:
+            ran = f"{state}: {error or detail}" if error or detail else state
+            _mine(job_id, attempt).update(
+                state=MediaJob.State.PENDING,
+                progress=0,
+                error="",
+                detail=f"runs again: an input changed while it ran (that run {ran})"[:300],
+                started_at=None,
+                finished_at=None,
+                lease_until=None,
+                rerun=False,
+                waiting_for="",
+                updated_at=now,
+            )
+            return Outcome.AGAIN
+        waiting = state == MediaJob.State.PENDING
+        change: dict[str, Any] = {"finished_at": now}
+        if waiting:  # a job back in line has neither started nor finished, whatever this run did
+            change = {"started_at": None, "finished_at": None, "progress": 0}
+        elif state == MediaJob.State.SUCCEEDED:
+            change |= {"progress": 100, "workers_lost": 0}
+        _mine(job_id, attempt).update(
+            state=state,
+            error=error[:2000],
+            detail=detail[:300],
+            waiting_for=waiting_for[:200],
+            lease_until=None,
+            updated_at=now,
+            **change,
+        )
+    if waiting:
+        return Outcome.WAITING
+    return Outcome.SUCCEEDED if state == MediaJob.State.SUCCEEDED else Outcome.ENDED
 
 
-def media_job_run(*, job_id: int, step: Step) -> bool:
-    """Run `step` for the job unless it already succeeded or a live worker runs it. Returns True
-    when the step ran and succeeded (and this run still held the job). Bad media ends in `failed`
+def media_job_run(*, job_id: int, step: Step) -> Outcome:
+    """Run `step` for the job unless it already succeeded or a live worker runs it, and say how it
+    ended (Outcome; SUCCEEDED only when this run still held the job). Bad media ends in `failed`
     with the reason; other errors propagate (after recording them) so the task can retry. While
     the step runs the job's lease is renewed; its temporary files live in a folder of the job's
     own, removed afterwards."""
     job = _claim(job_id)
     if job is None:
-        return False
+        return Outcome.NOT_RUN
     attempt = job.attempts
     try:
         with (
@@ -152,24 +206,20 @@ def media_job_run(*, job_id: int, step: Step) -> bool:
         ):
             detail = step(job, _progress_reporter(job_id, attempt))
     except JobSkipped as exc:
-        _finish(job_id, attempt, state=MediaJob.State.SKIPPED, detail=str(exc))
-        return False
+        return _finish(job_id, attempt, state=MediaJob.State.SKIPPED, detail=str(exc))
     except JobWaiting as exc:
-        _finish(job_id, attempt, state=MediaJob.State.PENDING, detail=str(exc))
-        return False
+        return _finish(job_id, attempt, state=MediaJob.State.PENDING, detail=str(exc), waiting_for=",".join(exc.inputs))
     except media_tools.MediaError as exc:
-        _finish(job_id, attempt, state=MediaJob.State.FAILED, error=str(exc))
-        return False
+        return _finish(job_id, attempt, state=MediaJob.State.FAILED, error=str(exc))
     except SoftTimeLimitExceeded:
         # Retrying would hit the same limit; say so, so an admin can raise it or split the input.
         limit = JOB_TIME_LIMITS.get(job.kind, 0)
-        _finish(
+        return _finish(
             job_id,
             attempt,
             state=MediaJob.State.FAILED,
             error=f"stopped after the {limit // 60} min time limit for this step (the input is too large or slow)",
         )
-        return False
     except Exception as exc:
         log.exception("media job %s (%s) crashed", job_id, job.kind)
         _finish(job_id, attempt, state=MediaJob.State.FAILED, error=f"internal error while processing: {exc}")
@@ -210,7 +260,8 @@ def jobs_unsent() -> list[MediaJob]:
 
 
 def media_job_reset(*, job_id: int) -> None:
-    """Make a job runnable again (bulk reprocessing); its step replaces earlier outputs."""
+    """Make a job runnable again (bulk reprocessing); its step replaces earlier outputs. Use
+    media_job_again instead where a live worker may be running it."""
     MediaJob.objects.filter(id=job_id).update(
         state=MediaJob.State.PENDING,
         progress=0,
@@ -220,5 +271,22 @@ def media_job_reset(*, job_id: int) -> None:
         finished_at=None,
         lease_until=None,
         workers_lost=0,
+        rerun=False,
+        waiting_for="",
         updated_at=timezone.now(),
     )
+
+
+def media_job_again(*, job_id: int) -> bool:
+    """Something the job reads changed: make it run again, the one rule for that. A job no live worker
+    holds is reset to pending (returns True: send it). A job a live worker runs is left to that run
+    and marked `rerun` (returns False: nothing to send now): the run's outcome is kept, and as it ends
+    the job goes back to pending and its worker sends it (Outcome.AGAIN). So the job never runs twice
+    at once, and no change is lost."""
+    with transaction.atomic():
+        job = MediaJob.objects.select_for_update().get(id=job_id)
+        if job_held(job):
+            MediaJob.objects.filter(id=job_id).update(rerun=True, updated_at=timezone.now())
+            return False
+        media_job_reset(job_id=job_id)
+    return True

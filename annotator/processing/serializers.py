@@ -14,6 +14,9 @@ class MediaJobOutputSerializer(serializers.ModelSerializer):
     kind_label = serializers.CharField(source="get_kind_display", read_only=True)
     # Whether an admin may send it again: anything but a job a live worker runs (services.media_job_retry).
     retryable = serializers.SerializerMethodField()
+    # The kinds a pending job found still to run when it last tried ([] when it waits for nothing):
+    # the job list says "waiting for keyframes" rather than a bare "pending".
+    waiting_for = serializers.ListField(source="waiting_kinds", child=serializers.CharField(), read_only=True)
 
     class Meta:
         model = MediaJob
@@ -31,6 +34,7 @@ class MediaJobOutputSerializer(serializers.ModelSerializer):
             "finished_at",
             "lease_until",
             "retryable",
+            "waiting_for",
         ]
 
     def get_retryable(self, job: MediaJob) -> bool:

@@ -17,7 +17,7 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 
 from annotator.models import CvaaCheckpoint, MediaJob, Scene
-from annotator.processing.jobs import media_job_reset
+from annotator.processing.jobs import media_job_again
 from annotator.storage import delete_quietly, local_copy
 from media_tools.cvaa import CheckpointError
 
@@ -84,7 +84,8 @@ def _plain(meta: dict[str, Any]) -> dict[str, Any]:
 @transaction.atomic
 def checkpoint_activate(*, checkpoint_id: int) -> list[MediaJob]:
     """Make this checkpoint the one previews use, and put every scene's preview job back to pending
-    (previews of another model are stale). Returns those jobs: the caller enqueues them
+    (previews of another model are stale; one a worker runs now goes back in line as it ends). Returns
+    the jobs to send now: the caller enqueues them
     (tasks.enqueue_jobs), since this module sits below the task layer."""
     checkpoint = CvaaCheckpoint.objects.select_for_update().get(id=checkpoint_id)
     if checkpoint.active:
@@ -94,8 +95,9 @@ def checkpoint_activate(*, checkpoint_id: int) -> list[MediaJob]:
     jobs = []
     for scene in Scene.objects.order_by("id"):
         job, _ = MediaJob.objects.get_or_create(scene=scene, kind=MediaJob.Kind.CVAA)
-        media_job_reset(job_id=job.id)
-        jobs.append(job)
+        # A preview job running with the old model is left to end, then goes back in line.
+        if media_job_again(job_id=job.id):
+            jobs.append(job)
     return jobs
 
 

@@ -40,7 +40,7 @@ def placements_step(job: MediaJob, progress: ProgressFn) -> str:
 
     assert job.scene_id is not None
     if waiting := job_inputs_pending(job):
-        raise JobWaiting(f"waiting for {', '.join(waiting)}: it runs when they are done")
+        raise JobWaiting(waiting)
     scene = Scene.objects.select_related("video").get(id=job.scene_id)
     if not scene.video.keyframes.exists():
         raise JobSkipped("no keyframes to place yet: the keyframes job has not produced any")

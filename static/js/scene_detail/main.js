@@ -4,12 +4,13 @@
 
 import { api, getAll, urlFor } from "../lib/api.js";
 import { el } from "../lib/dom.js";
+import { jobDetailText, jobStateText } from "../lib/jobs.js";
 
 /**
  * A media job as GET api-scene-jobs returns it.
  * @typedef {{id: number, kind: string, kind_label?: string, state: string, progress: number, attempts: number,
  *   error?: string, detail?: string, satellite_image?: number|null, started_at: string|null, finished_at: string|null,
- *   retryable?: boolean}} Job
+ *   retryable?: boolean, waiting_for?: string[]}} Job
  */
 
 const DONE = new Set(["succeeded", "failed", "skipped"]);
@@ -26,9 +27,10 @@ const fmt = (iso) => {
 
 /** One row of the jobs table, as the template draws it. @param {Job} job @param {boolean} canRetry */
 function row(job, canRetry) {
-  const stateCell = el("td", {}, el("span", { class: "badge state-" + job.state }, job.state));
+  const stateCell = el("td", {}, el("span", { class: "badge state-" + job.state }, jobStateText(job)));
   if (job.error) stateCell.append(el("div", { class: "error-text" }, job.error));
-  if (job.detail) stateCell.append(el("div", { class: "muted small job-detail" }, job.detail));
+  const detail = jobDetailText(job);
+  if (detail) stateCell.append(el("div", { class: "muted small job-detail" }, detail));
   const action = el("td", {});
   // Anything but a job a live worker runs can go again (a running one whose worker vanished too).
   if (canRetry && job.retryable) {

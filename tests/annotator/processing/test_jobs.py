@@ -17,7 +17,7 @@ from django.utils import timezone
 from annotator.intake.services import SceneSpec, scene_import
 from annotator.models import Keyframe, MediaJob
 from annotator.processing.graph import STEPS
-from annotator.processing.jobs import jobs_reclaim_lost, media_job_run
+from annotator.processing.jobs import Outcome, jobs_reclaim_lost, media_job_run
 from tests.factories import stored_files, tiny_video
 from tests.workers import Workers, wait_for, workers_fixture  # noqa: F401 (the `workers` fixture)
 
@@ -100,7 +100,7 @@ def probed(admin):  # type: ignore[no-untyped-def]
     scene = scene_import(
         spec=SceneSpec(name="lease", video=tiny_video(), satellite_from_keyframe_s=0.0), created_by=admin
     )
-    assert media_job_run(job_id=scene.jobs.get(kind="probe").id, step=STEPS["probe"])
+    assert media_job_run(job_id=scene.jobs.get(kind="probe").id, step=STEPS["probe"]) is Outcome.SUCCEEDED
     return scene
 
 
@@ -114,7 +114,7 @@ def _running(job: MediaJob, *, lease_until, progress: int = 40) -> MediaJob:  # 
 def test_a_job_with_a_live_lease_is_left_to_its_worker(probed) -> None:
     job = _running(probed.jobs.get(kind="keyframes"), lease_until=timezone.now() + timedelta(seconds=60))
     calls: list[int] = []
-    assert not media_job_run(job_id=job.id, step=lambda j, p: calls.append(j.id) or "again")
+    assert media_job_run(job_id=job.id, step=lambda j, p: calls.append(j.id) or "again") is Outcome.NOT_RUN
     assert jobs_reclaim_lost() == []
     job.refresh_from_db()
     assert (calls, job.state, job.attempts) == ([], "running", 1)
@@ -138,7 +138,7 @@ def test_an_expired_lease_is_reclaimed_once_and_the_rerun_removes_the_dead_runs_
     assert (job.state, job.lease_until) == ("pending", None)
     assert job.detail == "its worker stopped at 40%; queued again"
     # ... and its rerun replaces the dead run's files instead of leaving them beside its own
-    assert media_job_run(job_id=job.id, step=STEPS["keyframes"])
+    assert media_job_run(job_id=job.id, step=STEPS["keyframes"]) is Outcome.SUCCEEDED
     rows = {k.image.name for k in Keyframe.objects.filter(video=probed.video)}
     stored = {f for f in stored_files(media_root) if f.startswith("keyframes/")}
     assert rows and stored == rows
@@ -172,7 +172,7 @@ def test_a_run_that_was_taken_over_does_not_overwrite_its_successor(probed) -> N
         MediaJob.objects.filter(id=j.id).update(attempts=j.attempts + 1, lease_until=timezone.now())
         return "stale result"
 
-    assert not media_job_run(job_id=job.id, step=overtaken)
+    assert media_job_run(job_id=job.id, step=overtaken) is Outcome.NOT_RUN
     job.refresh_from_db()
     assert job.state == "running" and job.detail != "stale result"
 

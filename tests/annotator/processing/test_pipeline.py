@@ -16,7 +16,7 @@ from annotator.intake.manifest import read_manifest
 from annotator.intake.services import SceneSpec, scene_import
 from annotator.models import Keyframe, MediaJob, SatelliteImage, Scene, TelemetrySample
 from annotator.processing.graph import STEPS
-from annotator.processing.jobs import media_job_run
+from annotator.processing.jobs import Outcome, media_job_run
 from tests.factories import stored_files, tiny_video
 
 pytestmark = pytest.mark.django_db
@@ -221,12 +221,12 @@ def test_failed_job_names_the_reason_and_leaves_no_rows_or_files(admin, media_ro
         spec=SceneSpec(name="damaged", video=tiny_video(), satellite_from_keyframe_s=0.0), created_by=admin
     )
     probe = scene.jobs.get(kind="probe")
-    assert media_job_run(job_id=probe.id, step=STEPS["probe"])
+    assert media_job_run(job_id=probe.id, step=STEPS["probe"]) is Outcome.SUCCEEDED
     Path(scene.video.file.path).write_bytes(b"\0" * 1000)
 
     # when keyframes run
     job = scene.jobs.get(kind="keyframes")
-    assert not media_job_run(job_id=job.id, step=STEPS["keyframes"])
+    assert media_job_run(job_id=job.id, step=STEPS["keyframes"]) is Outcome.ENDED
 
     # then the job failed with a reason naming the file, and nothing was written
     job.refresh_from_db()
@@ -240,9 +240,9 @@ def test_finished_job_is_not_run_again(admin) -> None:
         spec=SceneSpec(name="once", video=tiny_video(), satellite_from_keyframe_s=0.0), created_by=admin
     )
     job = scene.jobs.get(kind="probe")
-    assert media_job_run(job_id=job.id, step=STEPS["probe"])
+    assert media_job_run(job_id=job.id, step=STEPS["probe"]) is Outcome.SUCCEEDED
     calls = []
-    assert not media_job_run(job_id=job.id, step=lambda j, p: calls.append(j) or "again")
+    assert media_job_run(job_id=job.id, step=lambda j, p: calls.append(j) or "again") is Outcome.NOT_RUN
     job.refresh_from_db()
     assert (calls, job.attempts, job.state) == ([], 1, "succeeded")
 
@@ -256,7 +256,7 @@ def test_time_limit_ends_in_failed_with_a_reason(admin) -> None:
     def slow(j, p):  # type: ignore[no-untyped-def]
         raise SoftTimeLimitExceeded()
 
-    assert not media_job_run(job_id=job.id, step=slow)
+    assert media_job_run(job_id=job.id, step=slow) is Outcome.ENDED
     job.refresh_from_db()
     assert job.state == "failed" and "time limit" in job.error
 
@@ -267,7 +267,7 @@ def test_admin_retries_a_failed_job_and_others_may_not(admin, annotator, api) ->
         created_by=admin,
     )
     job = scene.jobs.get(kind="filmstrip")  # no keyframes yet: fails with a reason
-    assert not media_job_run(job_id=job.id, step=STEPS["filmstrip"])
+    assert media_job_run(job_id=job.id, step=STEPS["filmstrip"]) is Outcome.ENDED
     assert api(annotator).post(f"/api/jobs/{job.id}/retry/").status_code == 403
     response = api(admin).post(f"/api/jobs/{job.id}/retry/")
     assert response.status_code == 200, response.content
