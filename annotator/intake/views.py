@@ -17,7 +17,7 @@ from annotator.intake.selectors import scene_get
 from annotator.intake.services import scene_import
 from annotator.intake.uploads import scene_spec_from_uploads
 from annotator.parsers import query_id
-from annotator.processing.selectors import jobs_for_scene, keyframes_for_scene, telemetry_warning
+from annotator.processing.selectors import jobs_for_scene, keyframes_for_scene, placement_notes
 
 
 @login_required
@@ -31,7 +31,7 @@ def scene_detail(request: HttpRequest, scene_id: int) -> HttpResponse:
         {
             "scene": scene,
             "keyframes": keyframes_for_scene(scene=scene),
-            "telemetry_warning": telemetry_warning(scene=scene),
+            "placement_notes": placement_notes(scene=scene),
             "jobs": jobs_for_scene(scene=scene),
             "items": items_for_user(user=request.user, scene_id=scene.id) if sees_items else [],
             "can_annotate": may_annotate(user=request.user, scene=scene),

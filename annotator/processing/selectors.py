@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Count, F, Q, QuerySet
 
 from annotator.access.scopes import scenes_visible
-from annotator.models import Keyframe, MediaJob, Scene, TelemetrySample, TelemetryTrack
+from annotator.models import Keyframe, KeyframePlacement, MediaJob, Scene, TelemetrySample, TelemetryTrack
 
 
 def jobs_for_scene(*, scene: Scene) -> list[MediaJob]:
@@ -44,24 +45,66 @@ def jobs_visible(*, user: Any) -> QuerySet[MediaJob]:
 _FOOTPRINT_FIELDS = (("height_m", "height above take-off"), ("heading_deg", "heading"))
 
 
-def telemetry_warning(*, scene: Scene) -> str:
-    """Why the scene's telemetry places no keyframe, naming the missing field; "" when it can (or the
-    telemetry job has not finished yet). One or two queries."""
-    job = MediaJob.objects.filter(scene=scene, kind=MediaJob.Kind.TELEMETRY).values_list("state", flat=True).first()
-    if job != MediaJob.State.SUCCEEDED:
-        return ""
-    samples = TelemetrySample.objects.filter(track__scene=scene).aggregate(
-        n=Count("id"), **{name: Count("id", filter=Q(**{f"{name}__isnull": False})) for name, _ in _FOOTPRINT_FIELDS}
+@dataclass
+class PlacementNotes:
+    """What the scene page says about where keyframes look, only where a person can act on it: what an
+    uploaded telemetry track lacks (`telemetry`), and per satellite image the keyframes no source placed
+    and a missing georeference (`images`). A scene placed by its control points and matching says nothing."""
+
+    telemetry: str = ""
+    images: list[str] = field(default_factory=list)
+
+
+def placement_notes(*, scene: Scene) -> PlacementNotes:
+    """The scene's PlacementNotes, from the telemetry and placements jobs' results (nothing before they
+    end). At most five queries."""
+    states = dict(
+        MediaJob.objects.filter(scene=scene, kind__in=[MediaJob.Kind.TELEMETRY, MediaJob.Kind.PLACEMENTS]).values_list(
+            "kind", "state"
+        )
     )
-    if not samples["n"]:
-        return (
-            "No usable telemetry: the video has no GPMF track and no flight log was uploaded, so no keyframe "
-            "gets a telemetry footprint."
+    done = MediaJob.State.SUCCEEDED
+    notes = PlacementNotes()
+    samples: dict[str, int] = {"n": 0}
+    if states.get(MediaJob.Kind.TELEMETRY) == done:
+        samples = TelemetrySample.objects.filter(track__scene=scene).aggregate(
+            n=Count("id"), **{k: Count("id", filter=Q(**{f"{k}__isnull": False})) for k, _ in _FOOTPRINT_FIELDS}
         )
-    missing = [f"{words} ({name})" for name, words in _FOOTPRINT_FIELDS if not samples[name]]
-    if missing:
-        return (
-            f"No usable telemetry: none of the {samples['n']} samples has a {' or a '.join(missing)}, so no "
-            "keyframe gets a telemetry footprint; import the flight log again naming that column."
+        missing = [f"{words} ({name})" for name, words in _FOOTPRINT_FIELDS if samples["n"] and not samples[name]]
+        if missing:  # uploaded, yet it places nothing: always worth saying, naming the column
+            notes.telemetry = (
+                f"No usable telemetry: none of the {samples['n']} samples has a {' or a '.join(missing)}, so no "
+                "keyframe gets a telemetry footprint; import the flight log again naming that column."
+            )
+    if states.get(MediaJob.Kind.PLACEMENTS) != done:
+        return notes
+    keyframes = Keyframe.objects.filter(video_id=scene.video_id).count()
+    images = list(scene.satellite_images.order_by("id").values_list("id", "original_name", "georef"))
+    placed = dict(
+        KeyframePlacement.objects.filter(
+            keyframe__video_id=scene.video_id, satellite_image__in=[i for i, _, _ in images]
         )
-    return ""
+        .values("satellite_image")
+        .annotate(n=Count("id"))
+        .values_list("satellite_image", "n")
+    )
+    unplaced_on_georeferenced = False
+    for image_id, name, georef in images:
+        if left := keyframes - placed.get(image_id, 0):
+            notes.images.append(
+                f"{name}: {left} of {keyframes} keyframes could not be placed by any source (control points, "
+                "feature matching, chaining, telemetry or the learned retriever), so the workspace shows no "
+                "footprint for them."
+            )
+            unplaced_on_georeferenced |= bool(georef)
+        if not georef:
+            notes.images.append(
+                f"{name} has no georeference: placements on it are in its pixels only (no metres), and telemetry "
+                "cannot place keyframes on it; add one (GeoTIFF, world file or corner coordinates) to have both."
+            )
+    if unplaced_on_georeferenced and states.get(MediaJob.Kind.TELEMETRY) == done and not samples["n"]:
+        notes.telemetry = (
+            "No telemetry: the video has no GPMF track and no flight log was uploaded; a flight log with the "
+            "height above take-off and the heading would place the keyframes nothing else placed."
+        )
+    return notes
