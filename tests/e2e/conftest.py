@@ -122,8 +122,12 @@ def eager_celery() -> Iterator[None]:
 @pytest.fixture
 def scene(testdata: Path, make_user, eager_celery):  # type: ignore[no-untyped-def]
     """The Saro clip with its own first frame as the map, assigned to "ann"; users for every role
-    (reviewers "rev", "rev1", "rev2"; admin "ada"). Media jobs have run inline."""
+    (reviewers "rev", "rev1", "rev2"; admin "ada"). Media jobs have run inline, all but the placements
+    job (it matches every keyframe on the map, seconds the pages most tests drive never read): it stays
+    pending, unsent. A test that needs placements takes `scene_placed` instead."""
     from annotator.intake.services import SceneSpec, scene_import
+    from annotator.models import MediaJob
+    from annotator.processing import graph
 
     make_user("ann", "annotator")
     for name in ("rev", "rev1", "rev2"):
@@ -135,4 +139,23 @@ def scene(testdata: Path, make_user, eager_celery):  # type: ignore[no-untyped-d
         satellite_from_keyframe_s=0,
         annotators=["ann"],
     )
-    return scene_import(spec=spec, created_by=None)
+    # No input's end starts the placements job during the import (the graph without that edge).
+    with pytest.MonkeyPatch.context() as mp:
+        for edges in (graph.NEXT, graph.IMAGE_NEXT):
+            for kind, after in list(edges.items()):
+                mp.setitem(edges, kind, [k for k in after if k != MediaJob.Kind.PLACEMENTS])
+        return scene_import(spec=spec, created_by=None)
+
+
+@pytest.fixture
+def scene_placed(scene):  # type: ignore[no-untyped-def]
+    """`scene` with its placements job run here, as a worker would run it (the real step)."""
+    from annotator.models import MediaJob
+    from annotator.processing import graph
+
+    job = MediaJob.objects.get(scene=scene, kind=MediaJob.Kind.PLACEMENTS)
+    assert (job.state, job.attempts) == (MediaJob.State.PENDING, 0)  # `scene` did not pay for it
+    graph.job_run(job_id=job.id)
+    job.refresh_from_db()
+    assert job.state == MediaJob.State.SUCCEEDED, (job.state, job.error, job.detail)
+    return scene

@@ -30,7 +30,7 @@ def _overlay(page, name: str):  # type: ignore[no-untyped-def]
 
 
 def test_the_box_and_the_footprint_follow_the_cursor_with_their_sources(  # type: ignore[no-untyped-def]
-    scene: Scene, testdata: Path, login, screenshot
+    scene_placed: Scene, testdata: Path, login, screenshot
 ) -> None:
     from annotator.processing.cvaa.checkpoints import checkpoint_activate, checkpoint_create
     from annotator.processing.graph import job_run
@@ -48,7 +48,7 @@ def test_the_box_and_the_footprint_follow_the_cursor_with_their_sources(  # type
     CvaaPreview.objects.filter(id=previews[2.0].id).update(confidence=0.2)
 
     page = login("ann")
-    _open(page, scene.id)
+    _open(page, scene_placed.id)
 
     placed = {p.keyframe.time_s: p for p in KeyframePlacement.objects.select_related("keyframe")}
 
