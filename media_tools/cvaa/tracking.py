@@ -103,8 +103,15 @@ class _Ref:
 class _Chainer:
     """The state of one chaining run over a video (features cached per frame)."""
 
-    def __init__(self, frames: Sequence[np.ndarray], locator: GeometricLocator | None, reanchor_every: int) -> None:
+    def __init__(
+        self,
+        frames: Sequence[np.ndarray],
+        locator: GeometricLocator | None,
+        reanchor_every: int,
+        matches: Mapping[int, Placement | None],
+    ) -> None:
         self.frames, self.locator, self.reanchor_every = frames, locator, max(1, reanchor_every)
+        self.matches = matches
         self.cache: dict[int, tuple[Features, tuple[int, int]]] = {}
 
     def features(self, index: int) -> tuple[Features, tuple[int, int]]:
@@ -193,7 +200,11 @@ class _Chainer:
         answer wins (it does not accumulate error) and the chained frames since the last check are
         flagged. Returns None when the map gives no confident answer."""
         assert self.locator is not None
-        matched = self.locator.locate(self.frames[index], near=chained.quad)
+        # A frame the caller matched already (or found no match for) is not matched again.
+        if index in self.matches:
+            matched = self.matches[index]
+        else:
+            matched = self.locator.locate(self.frames[index], near=chained.quad)
         if matched is None or matched.confidence < REANCHOR_CONFIDENCE:
             return None
         gap = _disagreement(chained.quad, matched.quad)
@@ -237,6 +248,7 @@ def chain(
     *,
     locator: GeometricLocator | None = None,
     reanchor_every: int = 5,
+    matches: Mapping[int, Placement | None] | None = None,
 ) -> list[Placement | None]:
     """One placement (or None) per frame. Anchors are kept as given; every other frame is reached from its nearest
     anchor (the earlier one on a tie) by chaining frame-to-frame homographies forward or backward (source
@@ -247,7 +259,9 @@ def chain(
     confident, inconsistent one flags drift (details["drift"] True and "chained_disagreement_px" on the matched
     frame), re-anchors there too, and the frames chained since the previous check are walked again backward from it
     (details["rechained_after_drift"]; one the walk cannot reach keeps its drifted placement with details["drift"]
-    True and its confidence halved). A frame no chain reaches is None."""
+    True and its confidence halved). `matches`: what the caller's own matching with this locator found per frame
+    (None where it found nothing); a check takes it instead of matching the frame again, so each frame is matched
+    at most once. A frame no chain reaches is None."""
     n = len(frames)
     out: list[Placement | None] = [None] * n
     keys = sorted(i for i in anchors if 0 <= i < n)
@@ -255,7 +269,7 @@ def chain(
         out[i] = anchors[i]
     if not keys:
         return out
-    chainer = _Chainer(frames, locator, reanchor_every)
+    chainer = _Chainer(frames, locator, reanchor_every, matches or {})
     for k, i in enumerate(keys):
         before = keys[k - 1] if k > 0 else None
         after = keys[k + 1] if k + 1 < len(keys) else None

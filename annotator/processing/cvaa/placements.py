@@ -226,20 +226,22 @@ def _satellite_locator(image: SatelliteImage) -> GeometricLocator:
 def _geometric(
     frames: KeyframePixels, locator: GeometricLocator, anchors: Mapping[int, Placement], report: Callable[[float], None]
 ) -> tuple[dict[int, Placement], dict[int, Placement]]:
-    """(matching, chaining) placements by keyframe position: every keyframe located on the map, then
-    chained through the video from every one that an anchor or matching placed."""
+    """(matching, chaining) placements by keyframe position: every keyframe an anchor does not place
+    located on the map once, then chained through the video from every one that an anchor or matching
+    placed. Chaining's re-anchoring checks reuse these matches (each keyframe is matched at most once
+    on the image), and an anchored keyframe is not matched at all: the anchor is exact and wins."""
     from media_tools.cvaa.tracking import chain
 
-    matched: dict[int, Placement] = {}
+    tried: dict[int, Placement | None] = {}
     for i in range(len(frames)):
-        found = locator.locate(frames[i])
-        if found is not None:
-            matched[i] = found
+        if i not in anchors:
+            tried[i] = locator.locate(frames[i])
         report(0.7 * (i + 1) / max(1, len(frames)))
-    seeds = {**matched, **anchors}  # an anchor is exact where both placed a keyframe
+    matched = {i: p for i, p in tried.items() if p is not None}
+    seeds = {**matched, **anchors}
     chained: dict[int, Placement] = {}
     if seeds:
-        for i, p in enumerate(chain(frames, seeds, locator=locator)):
+        for i, p in enumerate(chain(frames, seeds, locator=locator, matches=tried)):
             if p is not None and i not in seeds:
                 chained[i] = p
     report(1.0)

@@ -134,3 +134,37 @@ def test_a_consistent_match_reanchors_without_drift(ground: np.ndarray) -> None:
     assert placed[2].details["reanchored"] and not placed[2].details["drift"]
     assert placed[3] is not None and placed[3].details["from"] == 2
     assert not any(p.details.get("drift") for p in placed[1:] if p is not None)
+
+
+class _CountingLocator(GeometricLocator):
+    """The real locator, counting the frames it is asked to match."""
+
+    calls = 0
+
+    def locate(self, frame_rgb: np.ndarray, *, near: np.ndarray | None = None) -> Placement | None:
+        self.calls += 1
+        return super().locate(frame_rgb, near=near)
+
+
+def test_a_check_takes_the_callers_match_instead_of_matching_again(ground: np.ndarray) -> None:
+    # given the pan anchored 60 px off, and the caller's own matching of frames 3 (found) and 6 (nothing)
+    truths = _pan(8)
+    frames = _frames(ground, truths)
+    wrong = np.array([[1, 0, 60], [0, 1, 0], [0, 0, 1]], float) @ truths[0]
+    locator = _CountingLocator(ground[300:900, 300:1200], scales=(1.0,))
+    shift = np.array([[1, 0, -300], [0, 1, -300], [0, 0, 1]], float)
+    known = {3: locator.locate(frames[3]), 6: None}
+    assert known[3] is not None
+    locator.calls = 0
+
+    placed = chain(frames, {0: _anchor(shift @ wrong)}, locator=locator, reanchor_every=3, matches=known)
+
+    # then no frame is matched again: the check at frame 3 re-anchors on the given match and flags the
+    # drift, and the one at frame 6 (no match) leaves the chained placement
+    assert locator.calls == 0
+    check = placed[3]
+    assert check is not None and check.source == "matching" and check.details["drift"]
+    assert all(placed[i].details["drift"] for i in (1, 2))  # type: ignore[union-attr]
+    assert placed[6] is not None and placed[6].source == "chaining" and placed[6].details["from"] == 3
+    for i in (3, 4, 5, 6, 7):
+        assert _corner_error(placed[i], shift @ truths[i]) < 3.0, i  # type: ignore[arg-type]

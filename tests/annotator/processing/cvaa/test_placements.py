@@ -3,6 +3,8 @@ one row per keyframe and image replacing the scene's old ones at once, and a fai
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from django.core.files.base import ContentFile
@@ -12,6 +14,7 @@ from annotator.models import KeyframePlacement, TelemetrySample, TelemetryTrack
 from annotator.processing.cvaa.footprints import frame_footprint_record
 from annotator.processing.cvaa.placements import placement_best, placements_build
 from media_tools import MediaError
+from media_tools.cvaa.geometry import GeometricLocator
 from media_tools.cvaa.placement import Placement
 from media_tools.geo import GeoReference
 from tests.annotator.processing.cvaa.conftest import CROPS
@@ -53,7 +56,9 @@ def _track(scene, image, *, x: float, y: float) -> None:  # type: ignore[no-unty
         TelemetrySample.objects.create(track=track, time_s=t, lat=lat, lon=lon, height_m=40.0, heading_deg=0.0)
 
 
-def test_anchor_matching_and_telemetry_place_each_keyframe_with_a_source(rotterdam_scene, settings) -> None:
+def test_anchor_matching_and_telemetry_place_each_keyframe_with_a_source(
+    rotterdam_scene, settings, monkeypatch
+) -> None:
     # given the Rotterdam map (1 m/px) whose keyframes are crops of it, keyframe 0's footprint known
     # from control points, and a telemetry track that puts the drone over the map's centre
     settings.SKYMARK_PLACEMENT_MIN_CONFIDENCE = 0.5
@@ -65,6 +70,14 @@ def test_anchor_matching_and_telemetry_place_each_keyframe_with_a_source(rotterd
     frame_footprint_record(scene=rotterdam_scene, image=image, time_s=0.0, quad=anchor, source="homography")
     _track(rotterdam_scene, image, x=150, y=150)
     progress: list[float] = []
+    located: list[tuple[int, ...]] = []  # the frames matched on the map (the real locator, counted)
+    locate = GeometricLocator.locate
+
+    def counted(self: GeometricLocator, frame_rgb: np.ndarray, **kw: Any) -> Any:
+        located.append(frame_rgb.shape)
+        return locate(self, frame_rgb, **kw)
+
+    monkeypatch.setattr(GeometricLocator, "locate", counted)
 
     # when the scene's keyframes are placed
     run = placements_build(scene=rotterdam_scene, progress=progress.append)
@@ -88,6 +101,8 @@ def test_anchor_matching_and_telemetry_place_each_keyframe_with_a_source(rotterd
         assert rows[i].uncertainty_m == pytest.approx(rows[i].uncertainty_px, rel=0.05)  # 1 m/px
     assert run.by_source[image.id] and sum(run.by_source[image.id].values()) == 4
     assert progress[-1] == 1.0 and progress == sorted(progress)
+    # and each keyframe was matched on the map at most once, the anchored one not at all
+    assert len(located) == 3
 
 
 def test_telemetry_places_what_nothing_better_does_with_its_error_in_metres(rotterdam_scene, settings) -> None:
