@@ -119,3 +119,49 @@ def test_the_scene_page_says_which_telemetry_field_is_missing(  # type: ignore[n
     expect(warning).to_contain_text("none of the 2 samples has a height above take-off (height_m)")
     warning.scroll_into_view_if_needed()
     screenshot(page, "scene-telemetry-warning")
+
+
+def test_the_jobs_table_says_what_a_waiting_job_waits_for_and_the_placement_notes(  # type: ignore[no-untyped-def]
+    make_user, login, screenshot
+) -> None:
+    # given a scene whose placements job found its keyframes still to run, on an image with no
+    # georeference where one of its three keyframes was placed by an earlier run
+    from annotator.models import MediaJob
+    from tests.factories import KeyframeFactory, KeyframePlacementFactory, SatelliteImageFactory, SceneFactory
+
+    make_user("ada", "admin")
+    image = SatelliteImageFactory(original_name="plain.png")
+    scene = SceneFactory(satellite_images=[image])
+    kfs = [KeyframeFactory(video=scene.video, index=i) for i in range(3)]
+    KeyframePlacementFactory(keyframe=kfs[0], satellite_image=image)
+    MediaJob.objects.create(scene=scene, kind=MediaJob.Kind.KEYFRAMES, state="running")
+    waiting = MediaJob.objects.create(
+        scene=scene, kind=MediaJob.Kind.PLACEMENTS, waiting_for="keyframes",
+        detail="waiting for keyframes: it runs when they are done",
+    )  # fmt: skip
+
+    # when the admin opens the scene page, the row says what it waits for, drawn by the page and then by
+    # its poll, with no start or finish time
+    page = login("ada")
+    page.goto(f"/scenes/{scene.id}/")
+    row = page.locator(f"#jobs-table tr[data-job-id='{waiting.id}']")
+    expect(row.locator(".badge")).to_have_text("waiting for keyframes")
+    with page.expect_response(lambda r: f"/api/scenes/{scene.id}/jobs/" in r.url):
+        pass  # the page's next poll, which draws the rows again
+    expect(row.locator(".badge")).to_have_text("waiting for keyframes")
+    assert row.locator("td").nth(4).inner_text() == "—" and row.locator("td").nth(5).inner_text() == "—"
+    assert row.locator(".job-detail").count() == 0
+    screenshot(page, "scene-job-waiting", full_page=True)
+
+    # and once the placements job has run, the notes say what is not placed and that it is in pixels only
+    MediaJob.objects.filter(id=waiting.id).update(state="succeeded", waiting_for="", detail="image: 1/3 placed")
+    MediaJob.objects.filter(scene=scene, kind=MediaJob.Kind.KEYFRAMES).update(state="succeeded")
+    page.goto(f"/scenes/{scene.id}/")
+    notes = page.get_by_test_id("placement-warning")
+    expect(notes).to_have_count(2)
+    expect(notes.nth(0)).to_contain_text("plain.png: 2 of 3 keyframes could not be placed by any source")
+    expect(notes.nth(1)).to_contain_text("plain.png has no georeference: placements on it are in its pixels only")
+    expect(page.get_by_test_id("telemetry-warning")).to_have_count(0)
+    notes.nth(0).scroll_into_view_if_needed()
+    screenshot(page, "scene-placement-notes")
+    assert page.js_errors == []
