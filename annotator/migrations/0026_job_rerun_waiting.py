@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotator", "0024_placement_job"),
+        ("annotator", "0025_assisted_tracking"),
     ]
 
     operations = [
