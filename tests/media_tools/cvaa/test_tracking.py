@@ -159,12 +159,12 @@ def test_a_check_takes_the_callers_match_instead_of_matching_again(ground: np.nd
 
     placed = chain(frames, {0: _anchor(shift @ wrong)}, locator=locator, reanchor_every=3, matches=known)
 
-    # then no frame is matched again: the check at frame 3 re-anchors on the given match and flags the
-    # drift, and the one at frame 6 (no match) leaves the chained placement
+    # then no frame is matched again: the check at frame 3 re-anchors on the given match, flags the drift
+    # and walks frames 1 and 2 again from it; the one at frame 6 (no match) leaves the chained placement
     assert locator.calls == 0
     check = placed[3]
     assert check is not None and check.source == "matching" and check.details["drift"]
-    assert all(placed[i].details["drift"] for i in (1, 2))  # type: ignore[union-attr]
+    assert all(placed[i].details["rechained_after_drift"] for i in (1, 2))  # type: ignore[union-attr]
     assert placed[6] is not None and placed[6].source == "chaining" and placed[6].details["from"] == 3
-    for i in (3, 4, 5, 6, 7):
+    for i in (1, 2, 3, 4, 5, 6, 7):
         assert _corner_error(placed[i], shift @ truths[i]) < 3.0, i  # type: ignore[arg-type]
