@@ -122,31 +122,38 @@ def _box_of(quad: list[list[float]]) -> list[float]:
     return [min(xs), min(ys), max(xs), max(ys)]
 
 
-def keyframe_entry(
-    keyframe: tuple[int, float], placement: dict[str, Any] | None, frame: dict[str, Any], min_confidence: float
+def frame_row(
+    scene: str, image_sha: str, keyframe: tuple[int, float], placement: dict[str, Any] | None, min_confidence: float
 ) -> dict[str, Any]:
-    """One keyframe of an item: its placement as frozen and its box on the picture (or why none).
-    `placement`: what _placements keeps of the row (its footprint's box in image pixels)."""
+    """One row of the release's frame table: a keyframe of a scene on a satellite image, its placement
+    as frozen (what _placements keeps of the row) and, when the placement gives no box, why."""
     index, time_s = keyframe
-    entry: dict[str, Any] = {"keyframe": index, "time_s": round(time_s, 3), "box": None, "reason": None}
+    row: dict[str, Any] = {"scene": scene, "keyframe": index, "image": image_sha, "time_s": round(time_s, 3)}
     if placement is None:
-        entry["reason"] = NO_PLACEMENT
-        return entry
-    scale = frame["size"][0] / (frame["crop"][2] - frame["crop"][0])
-    entry.update(
-        source=placement["source"],
-        confidence=round(placement["confidence"], 4),
-        uncertainty_px=round(placement["uncertainty_px"] * scale, 2),  # in the picture's pixels
-        uncertainty_m=placement["uncertainty_m"],
-        box_image=placement["box_image"],
-    )
-    if placement["confidence"] < min_confidence:
-        entry["reason"] = LOW_CONFIDENCE
-        return entry
-    entry["box"] = to_picture(entry["box_image"], frame)
-    if entry["box"] is None:
-        entry["reason"] = OUTSIDE
-    return entry
+        return {**row, **dict.fromkeys(PLACEMENT_FIELDS), "reason": NO_PLACEMENT}
+    low = placement["confidence"] < min_confidence
+    return {
+        **row,
+        "source": placement["source"],
+        "confidence": round(placement["confidence"], 4),
+        "uncertainty_px": round(placement["uncertainty_px"], 2),
+        "uncertainty_m": placement["uncertainty_m"],
+        "box_image": placement["box_image"],
+        "reason": LOW_CONFIDENCE if low else None,
+    }
+
+
+PLACEMENT_FIELDS = ("source", "confidence", "uncertainty_px", "uncertainty_m", "box_image")
+
+
+def picture_box(row: dict[str, Any], frame: dict[str, Any]) -> list[int] | None:
+    """A frame row's box on the picture shown (None when it gives none or misses the picture)."""
+    return None if row["reason"] is not None else to_picture(row["box_image"], frame)
+
+
+def keyframe_reason(row: dict[str, Any], box: list[int] | None) -> str | None:
+    """Why a keyframe of an item has no box: its row's reason, or that it misses the picture."""
+    return None if box is not None else row["reason"] or OUTSIDE
 
 
 def _seconds(t: float) -> str:
@@ -183,8 +190,8 @@ def status_of(keyframes: list[dict[str, Any]]) -> str:
     return "none" if placed == 0 else "placed" if placed == len(keyframes) else "partial"
 
 
-def with_cvaa_question(question: str, cvaa: dict[str, Any]) -> str:
-    return f"{question}\n{cvaa['prior']}"
+def with_cvaa_question(question: str, prior: str) -> str:
+    return f"{question}\n{prior}"
 
 
 def _keyframes_of(video_ids: set[int]) -> dict[int, tuple[list[float], list[tuple[int, int, float]]]]:
@@ -223,9 +230,12 @@ def _placements(keyframe_ids: Iterable[int], image_ids: set[int]) -> dict[tuple[
     return out
 
 
-def priors_attach(records: list[dict[str, Any]], item_ids: list[int], *, min_confidence: float) -> None:
-    """Give every record its `cvaa` block (the with-CVAA question, its prior and per keyframe the
-    placement it came from), in place. A handful of queries for the whole release."""
+def priors_attach(records: list[dict[str, Any]], item_ids: list[int], *, min_confidence: float) -> list[dict[str, Any]]:
+    """Give every record its `cvaa` block (the with-CVAA question, its status, the satellite image and
+    the keyframes it is about with their boxes on the picture), in place, and return the release's
+    frame table: one row per (scene, keyframe, image) some item refers to, with the placement it came
+    from. A placement is a fact of its frame, not of the item: kept once per release (many items share
+    a keyframe), the records name it by (scene, keyframe, image). A handful of queries in all."""
     video_of = dict(Item.objects.filter(id__in=item_ids).values_list("id", "scene__video_id"))
     image_of: dict[str, int | None] = {}
     for record in records:
@@ -238,54 +248,79 @@ def priors_attach(records: list[dict[str, Any]], item_ids: list[int], *, min_con
         )
     }
     keyframes = _keyframes_of(set(video_of.values()))
-    chosen: dict[str, list[tuple[int, int, float]]] = {}
+    chosen: dict[str, tuple[tuple[int, int, float], ...]] = {}
     for record, item_id in zip(records, item_ids, strict=True):
         times, frames = keyframes.get(video_of[item_id], ([], []))
         # a video not probed yet has no duration; its last keyframe bounds it
         duration = record.get("video", {}).get("duration_s") or (times[-1] if times else None)
         asked = asked_times(record["provenance"], duration)
         picked = [frames[nearest(times, t)] for t in asked] if frames else []
-        chosen[record["id"]] = list(dict.fromkeys(picked))  # one entry per keyframe, in time order
+        chosen[record["id"]] = tuple(dict.fromkeys(picked))  # one entry per keyframe, in time order
     placements = _placements((k[0] for ks in chosen.values() for k in ks), set(images))
-    # Items of one scene about the same frames on the same picture share their prior (the records
-    # share its parts, which nothing edits): most of a release's items are about the whole video.
-    shared: dict[tuple[Any, ...], dict[str, Any]] = {}
+    table: dict[tuple[int, int], dict[str, Any]] = {}  # (keyframe id, image id) -> its frame row
+    # Items of one scene about the same frames on the same picture share their prior: most of a
+    # release's items are about the whole video.
+    shared: dict[tuple[Any, ...], tuple[str, str, list[list[int] | None]]] = {}
     for record in records:
         image_id = image_of[record["id"]]
         image = images.get(image_id) if image_id is not None else None
-        frame = _NO_PICTURE if image is None else picture_frame(record, image)
-        frames = chosen[record["id"]] if image is not None else []
+        if image is None:  # no marks: no satellite image the item is about, so no picture a box could be on
+            record["cvaa"] = _block(record, "none", _NO_PRIOR, None, [], [])
+            continue
+        frame = picture_frame(record, image)
+        frames = chosen[record["id"]]
+        rows = []
+        for kid, index, time_s in frames:
+            row = table.get((kid, image["id"]))
+            if row is None:
+                placement = placements.get((kid, image["id"]))
+                row = table[(kid, image["id"])] = frame_row(
+                    record["scene"], image["sha256"], (index, time_s), placement, min_confidence
+                )
+            rows.append(row)
         # what the boxes and the text depend on: not the picture's path (each model view has its own)
         key = (image_id, *frame["crop"], *frame["size"], frame["count"], frame["index"], *(k[0] for k in frames))
         if key not in shared:
-            shared[key] = _prior(image, frame, frames, placements, min_confidence)
-        found = shared[key]
-        # the sentence lives in the question only: kept twice it was a sixth of every record
-        block = {k: v for k, v in found.items() if k != "prior"}
-        record["cvaa"] = {**block, "picture": frame, "question": with_cvaa_question(record["question"], found)}
+            boxes = [picture_box(row, frame) for row in rows]
+            entries = [{"time_s": row["time_s"], "box": box} for row, box in zip(rows, boxes, strict=True)]
+            shared[key] = (status_of(entries), prior_text(entries, frame), boxes)
+        status, prior, boxes = shared[key]
+        record["cvaa"] = _block(record, status, prior, image["sha256"], [k[1] for k in frames], boxes)
+    return sorted(table.values(), key=lambda r: (r["scene"], r["image"], r["keyframe"]))
 
 
-# An item with no marks has no satellite image it is about, so no picture a box could be on.
-_NO_PICTURE: dict[str, Any] = {"picture": "", "crop": [0, 0, 1, 1], "size": [1, 1], "count": 1, "index": 0}
+_NO_PRIOR = "CVAA alignment prior: none (no reliable placement of the drone frames on the satellite image)."
 
 
-def _prior(
-    image: dict[str, Any] | None,
-    frame: dict[str, Any],
-    frames: list[tuple[int, int, float]],
-    placements: dict[tuple[int, int], dict[str, Any]],
-    min_confidence: float,
+def _block(
+    record: dict[str, Any], status: str, prior: str, image: str | None, keyframes: list[int], boxes: list[Any]
 ) -> dict[str, Any]:
-    entries = [
-        keyframe_entry((idx, t), placements.get((kid, image["id"])), frame, min_confidence)
-        for kid, idx, t in frames
-        if image is not None
-    ]
+    """What a record keeps of its prior: the with-CVAA question (the sentence is its last line, kept
+    nowhere else), the status, and the keyframes (indices into the frame table of its scene and
+    `image`, the satellite image's sha256) with each one's box on the picture shown (null: none,
+    and the frame table or the picture says why)."""
     return {
-        "min_confidence": min_confidence,
-        "image": None if image is None else image["sha256"],
-        "picture": frame,
-        "keyframes": entries,
-        "status": status_of(entries),
-        "prior": prior_text(entries, frame),
+        "question": with_cvaa_question(record["question"], prior),
+        "status": status,
+        "image": image,
+        "keyframes": keyframes,
+        "boxes": boxes,
     }
+
+
+def frames_by_key(frames: list[dict[str, Any]]) -> dict[tuple[str, str, int], dict[str, Any]]:
+    """The frame table by what a record names: (scene, image sha256, keyframe index)."""
+    return {(f["scene"], f["image"], f["keyframe"]): f for f in frames}
+
+
+def keyframes_of(record: dict[str, Any], by_key: dict[tuple[str, str, int], dict[str, Any]]) -> list[dict[str, Any]]:
+    """A record's keyframes as rows of the frame table, each with its `box` on the picture shown and
+    its `reason` for having none (records frozen before the table: none)."""
+    block = record.get("cvaa") or {}
+    out = []
+    for index, box in zip(block.get("keyframes", []), block.get("boxes", []), strict=True):
+        row = by_key.get((record["scene"], block["image"], index))
+        if row is None:
+            continue
+        out.append({**row, "box": box, "reason": keyframe_reason(row, box)})
+    return out

@@ -101,7 +101,9 @@ def write_release(
         return (root / path).read_bytes()
 
     licenses = _licenses(sources.get("scenes", []))
-    files = canonical.write(root, version=version, records=records, licenses=licenses, read_media=read_media)
+    files = canonical.write(
+        root, version=version, records=records, licenses=licenses, read_media=read_media, cvaa=sources.get("cvaa")
+    )
     tsv_dir = root / "vlmevalkit"
     files.append(tsv.write(tsv_dir / f"skymark-{version}.tsv", records, read_media))
     files.append(tsv.write(tsv_dir / f"skymark-{version}-tiny.tsv", [r for r in records if r["tiny"]], read_media))

@@ -144,16 +144,19 @@ def _agreement(records: list[dict[str, Any]], human: dict[str, list[Any]]) -> li
     ]
 
 
-def _cvaa(records: list[dict[str, Any]]) -> dict[str, Any]:
+def _cvaa(records: list[dict[str, Any]], cvaa: dict[str, Any]) -> dict[str, Any]:
     """The "with CVAA" variant in numbers: per task the items whose every frame has a box, some, or
-    none; keyframes by the locator that placed them and by why they have no box."""
+    none; the keyframes of the items by the locator that placed them and by why they have no box.
+    `cvaa`: the release's threshold and frame table (sources["cvaa"])."""
+    from .alignment import frames_by_key, keyframes_of
+
     per_task: dict[str, Counter[str]] = defaultdict(Counter)
     sources: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
+    by_key = frames_by_key(cvaa.get("frames", []))
     for r in records:
-        block = r.get("cvaa") or {"status": "none", "keyframes": []}
-        per_task[r["task"]][block["status"]] += 1
-        for k in block["keyframes"]:
+        per_task[r["task"]][(r.get("cvaa") or {}).get("status", "none")] += 1
+        for k in keyframes_of(r, by_key):
             if k["box"] is not None:
                 sources[k["source"]] += 1
             else:
@@ -163,13 +166,12 @@ def _cvaa(records: list[dict[str, Any]]) -> dict[str, Any]:
         for t, c in sorted(per_task.items())
     ]
     totals = {k: sum(row[k] for row in rows) for k in ("placed", "partial", "none", "items")}
-    min_confidence = next((r["cvaa"]["min_confidence"] for r in records if r.get("cvaa")), None)
     return {
         "tasks": rows,
         "totals": totals,
         "sources": dict(sorted(sources.items())),
         "reasons": dict(sorted(reasons.items())),
-        "min_confidence": min_confidence,
+        "min_confidence": cvaa.get("min_confidence"),
     }
 
 
@@ -244,7 +246,7 @@ def write(root: Path, *, version: str, records: list[dict[str, Any]], sources: d
             "dims": dims,
             "balance": balance,
             "yes_no": _yes_no(records),
-            "cvaa": _cvaa(records),
+            "cvaa": _cvaa(records, sources.get("cvaa", {})),
             "held_back": sorted(sources.get("held_back", []), key=lambda h: h["id"]),
             "balance_yes_no": sources.get("balance_yes_no", True),
             "agreement": _agreement(records, human),

@@ -178,7 +178,7 @@ def release_create(
         raise ValidationError({"version": f"{len(undrawable)} item(s) have {message}"})
     # after the balance: the with-CVAA question follows the wording the release asks
     min_confidence = float(settings.SKYMARK_CVAA_PRIOR_MIN_CONFIDENCE)
-    alignment.priors_attach(inputs.records, inputs.item_ids, min_confidence=min_confidence)
+    frames = alignment.priors_attach(inputs.records, inputs.item_ids, min_confidence=min_confidence)
     frozen = Release.objects.filter(state=Release.State.FROZEN, project_id=project_id)
     parent = frozen.order_by("-frozen_at", "-id").first()
     rejections: dict[str, int] = {}
@@ -204,7 +204,8 @@ def release_create(
         "drawn_on": drawn_on,
         "cut_from": inputs.cut_from,
         "splits": {"test_share": share},
-        "cvaa": {"min_confidence": min_confidence},
+        # the frame table the records' with-CVAA keyframes name, frozen once for the release
+        "cvaa": {"min_confidence": min_confidence, "frames": frames},
     }
     try:
         with transaction.atomic():

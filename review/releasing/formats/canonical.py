@@ -35,6 +35,7 @@ TEXT_COLUMNS = (
     *("id", "task", "dimension", "question", "answer", "answer_format", "scene", "video"),
     *("question_cvaa", "cvaa_status"),
 )
+FRAMES_FILE = "cvaa_frames.jsonl"  # the with-CVAA frame table, a row per (scene, keyframe, image)
 ROW_GROUP = 64  # rows per Parquet row group: a group's images are held in memory while it is written
 ReadMedia = Callable[[str], bytes]
 
@@ -191,10 +192,22 @@ See `datasheet/index.html` for balance, agreement, rejection reasons, the human 
 
 
 def write(
-    root: Path, *, version: str, records: list[dict[str, Any]], licenses: list[str], read_media: ReadMedia
+    root: Path,
+    *,
+    version: str,
+    records: list[dict[str, Any]],
+    licenses: list[str],
+    read_media: ReadMedia,
+    cvaa: dict[str, Any] | None = None,
 ) -> list[Path]:
-    """`read_media`: a path inside the release -> that file's bytes (images go into the Parquet)."""
-    files = [write_jsonl(root / "items.jsonl", records), write_jsonl(root / "questions.jsonl", questions(records))]
+    """`read_media`: a path inside the release -> that file's bytes (images go into the Parquet).
+    `cvaa`: the release's threshold and the frame table its records' with-CVAA keyframes name."""
+    cvaa = cvaa or {}
+    files = [
+        write_jsonl(root / "items.jsonl", records),
+        write_jsonl(root / "questions.jsonl", questions(records)),
+        write_jsonl(root / FRAMES_FILE, cvaa.get("frames", [])),
+    ]
     counts = {}
     for name in HF_SPLITS:
         rows = split_rows(records, name)
@@ -212,7 +225,7 @@ def write(
                 counts=counts,
                 tasks=tasks,
                 licenses=licenses,
-                min_confidence=next((r["cvaa"]["min_confidence"] for r in records if r.get("cvaa")), None),
+                min_confidence=cvaa.get("min_confidence"),
             ),
         )
     )

@@ -24,6 +24,7 @@ from tests.factories import (
 from tests.review.releasing.compiled import records_of, root_of, sha
 
 pytestmark = pytest.mark.django_db
+FRAMES = "cvaa_frames.jsonl"
 NONE = "CVAA alignment prior: none (no reliable placement of the drone frames on the satellite image)."
 
 
@@ -63,7 +64,11 @@ def _item(scene: Any, annotator: Any, **provenance: Any) -> Item:
 
 
 def _cvaa(release: Release, media_root: Path) -> dict[str, dict[str, Any]]:
-    return {r["id"]: r["cvaa"] for r in records_of(release, media_root)}
+    """Each record's `cvaa` block, its keyframes read through the release's frame table (the rows of
+    cvaa_frames.jsonl the record names, with the item's box on its picture and why it has none)."""
+    by_key = alignment.frames_by_key(records_of(release, media_root, FRAMES))
+    records = records_of(release, media_root)
+    return {r["id"]: {**r["cvaa"], "frames": alignment.keyframes_of(r, by_key)} for r in records}
 
 
 def test_an_item_at_an_instant_gets_the_box_of_the_nearest_keyframe(scene, annotator, admin, media_root) -> None:
@@ -89,22 +94,28 @@ def test_an_item_at_an_instant_gets_the_box_of_the_nearest_keyframe(scene, annot
         "[20, 10, 60, 41] of the satellite image (pixels from the top-left corner)."
     )
     assert cvaa["question"] == f"{record['question']}\n{prior}"
-    assert cvaa["status"] == "placed" and cvaa["min_confidence"] == 0.5
-    # the locator, its confidence, uncertainty and the keyframe ride in the record
-    (frame,) = cvaa["keyframes"]
-    assert frame == {
-        "keyframe": 2,
-        "time_s": 1.0,
-        "box": [20, 10, 60, 41],
-        "box_image": [20.4, 10.0, 60.0, 40.6],
-        "source": "matching",
-        "confidence": 0.8,
-        "uncertainty_px": 4.5,
-        "uncertainty_m": 1.2,
-        "reason": None,
-    }
-    assert cvaa["image"] == image.sha256
+    assert cvaa["status"] == "placed"
+    # the record names the keyframe on its image and its box on the picture shown
+    assert (cvaa["image"], cvaa["keyframes"], cvaa["boxes"]) == (image.sha256, [2], [[20, 10, 60, 41]])
+    # the locator, its confidence and uncertainty are the frame's row in the release's frame table
+    assert records_of(release, media_root, FRAMES) == [
+        {
+            "scene": "Saro",
+            "keyframe": 2,
+            "image": image.sha256,
+            "time_s": 1.0,
+            "source": "matching",
+            "confidence": 0.8,
+            "uncertainty_px": 4.5,
+            "uncertainty_m": 1.2,
+            "box_image": [20.4, 10.0, 60.0, 40.6],
+            "reason": None,
+        }
+    ]
+    (frame,) = _cvaa(release, media_root)[item.uid]["frames"]
+    assert frame["box"] == [20, 10, 60, 41] and frame["reason"] is None
     assert release.manifest["cvaa"] == {"min_confidence": 0.5, "items": {"placed": 1}}
+    assert FRAMES in {f["path"] for f in release.manifest["files"]}
 
 
 def test_without_a_placement_or_with_low_confidence_the_variant_states_there_is_no_prior(
@@ -127,10 +138,10 @@ def test_without_a_placement_or_with_low_confidence_the_variant_states_there_is_
     for item, reason in ((unplaced, alignment.NO_PLACEMENT), (unsure, alignment.LOW_CONFIDENCE)):
         assert cvaa[item.uid]["question"] == f"{records[item.uid]['question']}\n{NONE}"
         assert cvaa[item.uid]["status"] == "none"
-        assert [(k["box"], k["reason"]) for k in cvaa[item.uid]["keyframes"]] == [(None, reason)]
+        assert [(k["box"], k["reason"]) for k in cvaa[item.uid]["frames"]] == [(None, reason)]
     # the low one keeps what the locator said, so a reader sees why it was left out
-    assert cvaa[unsure.uid]["keyframes"][0]["confidence"] == 0.59
-    assert cvaa[on_threshold.uid]["keyframes"][0]["box"] == [20, 10, 60, 40]
+    assert cvaa[unsure.uid]["frames"][0]["confidence"] == 0.59
+    assert cvaa[on_threshold.uid]["frames"][0]["box"] == [20, 10, 60, 40]
     # and the datasheet and manifest count them
     assert release.manifest["cvaa"] == {"min_confidence": 0.6, "items": {"none": 2, "placed": 1}}
     page = (root_of(release, media_root) / "datasheet" / "index.html").read_text()
@@ -157,7 +168,7 @@ def test_an_item_about_the_whole_video_lists_five_frames_and_never_uses_its_key(
 
     # then the frames at 0, 25, 50, 75 and 100 % of the 2 s video, each with its box or none
     cvaa = _cvaa(release, media_root)[item.uid]
-    assert [k["time_s"] for k in cvaa["keyframes"]] == [0.0, 0.5, 1.0, 1.5, 2.0]
+    assert [k["time_s"] for k in cvaa["frames"]] == [0.0, 0.5, 1.0, 1.5, 2.0]
     assert cvaa["status"] == "partial"
     # a footprint reaching past the image is cut to it
     assert "prior" not in cvaa  # it is the with-CVAA question's last line
@@ -166,7 +177,7 @@ def test_an_item_about_the_whole_video_lists_five_frames_and_never_uses_its_key(
         "frame at 0.0 s: [20, 10, 60, 40]; frame at 0.5 s: no reliable box; frame at 1.0 s: no reliable box; "
         "frame at 1.5 s: no reliable box; frame at 2.0 s: [150, 50, 200, 100]."
     )
-    assert [k.get("source") for k in cvaa["keyframes"]] == ["telemetry", None, None, None, "matching"]
+    assert [k["source"] for k in cvaa["frames"]] == ["telemetry", None, None, None, "matching"]
 
 
 def test_a_later_placement_changes_no_built_release(scene, annotator, admin, media_root) -> None:
@@ -188,14 +199,15 @@ def test_a_later_placement_changes_no_built_release(scene, annotator, admin, med
     first.refresh_from_db()
     assert ReleaseItem.objects.get(release=first).record == frozen_record
     assert {f["path"]: f["sha256"] for f in first.manifest["files"]} == files
-    for path in ("items.jsonl", "questions.jsonl", "vlmevalkit/skymark-1.0.tsv", "data/test.parquet"):
+    for path in ("items.jsonl", FRAMES, "questions.jsonl", "vlmevalkit/skymark-1.0.tsv", "data/test.parquet"):
         if path in files:
             assert sha(root / path) == files[path]
-    assert _cvaa(first, media_root)[item.uid]["keyframes"][0]["box"] == [20, 10, 60, 40]
+    assert first.sources["cvaa"]["frames"][0]["source"] == "matching"
+    assert _cvaa(first, media_root)[item.uid]["frames"][0]["box"] == [20, 10, 60, 40]
     # a new version takes the new placement, and its changelog names the item as changed
     second = release_build(version="1.1", user=admin)
-    assert _cvaa(second, media_root)[item.uid]["keyframes"][0]["box"] == [100, 50, 140, 80]
-    assert _cvaa(second, media_root)[item.uid]["keyframes"][0]["source"] == "control_points"
+    assert _cvaa(second, media_root)[item.uid]["frames"][0]["box"] == [100, 50, 140, 80]
+    assert _cvaa(second, media_root)[item.uid]["frames"][0]["source"] == "control_points"
     assert second.changelog["changed"] == [item.uid]
 
 
@@ -208,7 +220,7 @@ def test_questions_and_variants_carry_both_questions(scene, annotator, admin, me
 
     # an interval: its start, middle and end
     cvaa = _cvaa(release, media_root)[item.uid]
-    assert [k["time_s"] for k in cvaa["keyframes"]] == [0.0, 1.0, 2.0] and cvaa["status"] == "partial"
+    assert [k["time_s"] for k in cvaa["frames"]] == [0.0, 1.0, 2.0] and cvaa["status"] == "partial"
     (question,) = records_of(release, media_root, "questions.jsonl")
     assert question["question_cvaa"] == cvaa["question"] and "answer" not in question
     (blind,) = records_of(release, media_root, "variants/no_visual.jsonl")
