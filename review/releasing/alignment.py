@@ -18,10 +18,15 @@ footprint's bounding box moved into the pixels of the picture shown first (the m
 whole image, or for lettered candidates the cut around them, scaled as the renderer scales) and
 clipped to it. A keyframe gets no box, and the text says so instead of guessing, when it has no
 placement, when its confidence is under the release's threshold, or when its footprint misses the
-picture shown; the reason is kept per keyframe and counted in the datasheet.
+picture shown; the reason is kept and counted in the datasheet.
 
-Because the freeze writes all of this into each ReleaseItem's record, a later re-placement changes
-no built release; a new version picks it up (and lists the item as changed)."""
+What is frozen where: a placement is a fact of its frame, and many items share a keyframe (most are
+about the whole video of their scene), so the release keeps one frame table, a row per (scene,
+keyframe, satellite image) some item names, with the locator, confidence, uncertainty, the box in
+image pixels and why it gives no box (the release's sources; cvaa_frames.jsonl in the build). Each
+ReleaseItem's record keeps only what is its own: the with-CVAA question, the status, the image and
+keyframes it names, and their boxes on its picture. Both are written at the freeze, so a later
+re-placement changes no built release; a new version picks it up (and lists the item as changed)."""
 
 from __future__ import annotations
 
@@ -30,7 +35,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from annotator.models import Item, Keyframe, KeyframePlacement, SatelliteImage
+from annotator.models import Keyframe, KeyframePlacement, SatelliteImage, Scene
 
 # Shares of the video sampled for an item about all of it.
 WHOLE_VIDEO = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -230,13 +235,17 @@ def _placements(keyframe_ids: Iterable[int], image_ids: set[int]) -> dict[tuple[
     return out
 
 
-def priors_attach(records: list[dict[str, Any]], item_ids: list[int], *, min_confidence: float) -> list[dict[str, Any]]:
+def priors_attach(
+    records: list[dict[str, Any]], item_ids: list[int], scene_of: dict[int, int], *, min_confidence: float
+) -> list[dict[str, Any]]:
     """Give every record its `cvaa` block (the with-CVAA question, its status, the satellite image and
     the keyframes it is about with their boxes on the picture), in place, and return the release's
     frame table: one row per (scene, keyframe, image) some item refers to, with the placement it came
     from. A placement is a fact of its frame, not of the item: kept once per release (many items share
-    a keyframe), the records name it by (scene, keyframe, image). A handful of queries in all."""
-    video_of = dict(Item.objects.filter(id__in=item_ids).values_list("id", "scene__video_id"))
+    a keyframe), the records name it by (scene, keyframe, image). `scene_of`: item id -> scene id (the
+    videos are read per scene: a release has a tenth as many). A handful of queries in all."""
+    scene_video = dict(Scene.objects.filter(id__in=set(scene_of.values())).values_list("id", "video_id"))
+    video_of = {item_id: scene_video[scene_of[item_id]] for item_id in item_ids}
     image_of: dict[str, int | None] = {}
     for record in records:
         marks = record["provenance"].get("marks") or []
@@ -261,13 +270,14 @@ def priors_attach(records: list[dict[str, Any]], item_ids: list[int], *, min_con
     # Items of one scene about the same frames on the same picture share their prior: most of a
     # release's items are about the whole video.
     shared: dict[tuple[Any, ...], tuple[str, str, list[list[int] | None]]] = {}
+    frames_seen: dict[tuple[Any, ...], dict[str, Any]] = {}
     for record in records:
         image_id = image_of[record["id"]]
         image = images.get(image_id) if image_id is not None else None
         if image is None:  # no marks: no satellite image the item is about, so no picture a box could be on
             record["cvaa"] = _block(record, "none", _NO_PRIOR, None, [], [])
             continue
-        frame = picture_frame(record, image)
+        frame = _frame_of(record, image, frames_seen)
         frames = chosen[record["id"]]
         rows = []
         for kid, index, time_s in frames:
@@ -287,6 +297,20 @@ def priors_attach(records: list[dict[str, Any]], item_ids: list[int], *, min_con
         status, prior, boxes = shared[key]
         record["cvaa"] = _block(record, status, prior, image["sha256"], [k[1] for k in frames], boxes)
     return sorted(table.values(), key=lambda r: (r["scene"], r["image"], r["keyframe"]))
+
+
+def _frame_of(
+    record: dict[str, Any], image: dict[str, Any], seen: dict[tuple[Any, ...], dict[str, Any]]
+) -> dict[str, Any]:
+    """picture_frame, once per image and pictures shown for items without a model view (a scene's
+    items show the same stored images); a model view's frame depends on the item's own plan."""
+    images = record["media"].get("images") or []
+    if images and images[0].startswith("media/items/"):
+        return picture_frame(record, image)
+    key = (image["id"], *images)
+    if key not in seen:
+        seen[key] = picture_frame(record, image)
+    return seen[key]
 
 
 _NO_PRIOR = "CVAA alignment prior: none (no reliable placement of the drone frames on the satellite image)."
@@ -315,8 +339,10 @@ def frames_by_key(frames: list[dict[str, Any]]) -> dict[tuple[str, str, int], di
 
 def keyframes_of(record: dict[str, Any], by_key: dict[tuple[str, str, int], dict[str, Any]]) -> list[dict[str, Any]]:
     """A record's keyframes as rows of the frame table, each with its `box` on the picture shown and
-    its `reason` for having none (records frozen before the table: none)."""
+    its `reason` for having none (records frozen before the table kept these in the record)."""
     block = record.get("cvaa") or {}
+    if "boxes" not in block:
+        return list(block.get("keyframes", []))
     out = []
     for index, box in zip(block.get("keyframes", []), block.get("boxes", []), strict=True):
         row = by_key.get((record["scene"], block["image"], index))

@@ -53,15 +53,21 @@ def _approved(
     return qs
 
 
-def _content_hash(record: dict[str, Any]) -> str:
-    return hashlib.sha256(dumps({k: v for k, v in record.items() if k not in PLACEMENT_FIELDS})).hexdigest()
+def _content_hash(record: dict[str, Any], frames: dict[Any, dict[str, Any]]) -> str:
+    # An item's with-CVAA placements are rows of its release's frame table: a new placement of its
+    # keyframe changes the item even where its record (the boxes, the text) reads the same.
+    content = {k: v for k, v in record.items() if k not in PLACEMENT_FIELDS}
+    content["cvaa_frames"] = alignment.keyframes_of(record, frames)
+    return hashlib.sha256(dumps(content)).hexdigest()
 
 
-def _changelog(parent: Release | None, records: list[dict[str, Any]]) -> dict[str, Any]:
+def _changelog(parent: Release | None, records: list[dict[str, Any]], frames: list[dict[str, Any]]) -> dict[str, Any]:
     if parent is None:
         return {}
-    before = {e.uid: _content_hash(e.record) for e in parent.entries.all()}
-    now = {r["id"]: _content_hash(r) for r in records}
+    table = alignment.frames_by_key(parent.sources.get("cvaa", {}).get("frames", []))
+    before = {uid: _content_hash(record, table) for uid, record in parent.entries.values_list("uid", "record")}
+    table = alignment.frames_by_key(frames)
+    now = {r["id"]: _content_hash(r, table) for r in records}
     return {
         "since": parent.version,
         "added": sorted(set(now) - set(before)),
@@ -178,7 +184,7 @@ def release_create(
         raise ValidationError({"version": f"{len(undrawable)} item(s) have {message}"})
     # after the balance: the with-CVAA question follows the wording the release asks
     min_confidence = float(settings.SKYMARK_CVAA_PRIOR_MIN_CONFIDENCE)
-    frames = alignment.priors_attach(inputs.records, inputs.item_ids, min_confidence=min_confidence)
+    frames = alignment.priors_attach(inputs.records, inputs.item_ids, inputs.scene_of, min_confidence=min_confidence)
     frozen = Release.objects.filter(state=Release.State.FROZEN, project_id=project_id)
     parent = frozen.order_by("-frozen_at", "-id").first()
     rejections: dict[str, int] = {}
@@ -215,7 +221,7 @@ def release_create(
                 created_by=user,
                 filters=filters,
                 parent=parent,
-                changelog=_changelog(parent, inputs.records),
+                changelog=_changelog(parent, inputs.records, frames),
                 sources=sources,
                 item_count=len(inputs.records),
             )

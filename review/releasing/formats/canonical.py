@@ -3,6 +3,7 @@
 
 Layout (media paths inside records are relative to the release root):
     items.jsonl              every item with its key, split, provenance and `cvaa` block
+    cvaa_frames.jsonl        the placements the `cvaa` blocks name, a row per (scene, keyframe, image)
     questions.jsonl          the same items without answers, for submitting to models (both variants:
                              `question` plain, `question_cvaa` with the CVAA alignment prior)
     splits/{train,test,tiny}.txt
@@ -30,7 +31,7 @@ from . import write_jsonl, write_text
 QUESTION_FIELDS = ("id", "task", "dimension", "question", "options", "answer_format", "scene", "media")
 HF_SPLITS = ("test", "train", "tiny")
 # question_cvaa: the "with CVAA" variant (alignment.py); cvaa_status: placed, partial or none. The
-# per-keyframe detail (box, locator, confidence, uncertainty) is items.jsonl's `cvaa`, not repeated here.
+# per-keyframe detail (box, locator, confidence, uncertainty) is in items.jsonl and cvaa_frames.jsonl.
 TEXT_COLUMNS = (
     *("id", "task", "dimension", "question", "answer", "answer_format", "scene", "video"),
     *("question_cvaa", "cvaa_status"),
@@ -167,9 +168,11 @@ prior, as LinkS2Bench serializes it: the box `[x1, y1, x2, y2]` (pixels of the s
 shown, from its top-left corner) where each drone frame the item is about lies, from that keyframe's
 placement on the image, frozen with this release. A frame with no placement, or one whose confidence
 is under {threshold}, gets no box: the text says there is no reliable one. `cvaa_status` says whether
-every frame (`placed`), some (`partial`) or none has a box; the `cvaa` block of each record in
-`items.jsonl` names per keyframe its index and time, the locator (`source`), its `confidence`,
-`uncertainty_px` and `uncertainty_m`, and why a frame has no box. The VLMEvalKit TSVs
+every frame (`placed`), some (`partial`) or none has a box. The `cvaa` block of each record in
+`items.jsonl` names the satellite image (`image`), the keyframes (`keyframes`, indices) and each one's
+box on the picture (`boxes`); `cvaa_frames.jsonl` has a row per keyframe of a scene on an image with
+its time, the locator (`source`), its `confidence`, `uncertainty_px`, `uncertainty_m`, its box in image
+pixels and why a frame has no box. The VLMEvalKit TSVs
 have a `question_cvaa` column beside `question` (swap them for the with-CVAA run).
 
 To score both, submit one predictions file whose lines carry `"variant": "cvaa"` for answers to

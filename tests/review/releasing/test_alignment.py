@@ -209,6 +209,11 @@ def test_a_later_placement_changes_no_built_release(scene, annotator, admin, med
     assert _cvaa(second, media_root)[item.uid]["frames"][0]["box"] == [100, 50, 140, 80]
     assert _cvaa(second, media_root)[item.uid]["frames"][0]["source"] == "control_points"
     assert second.changelog["changed"] == [item.uid]
+    # a new confidence with the same box changes the item's frame row only, and still the item
+    KeyframePlacement.objects.filter(id=placement.id).update(confidence=0.95)
+    third = release_build(version="1.2", user=admin)
+    assert ReleaseItem.objects.get(release=third).record == ReleaseItem.objects.get(release=second).record
+    assert third.changelog["changed"] == [item.uid]
 
 
 def test_questions_and_variants_carry_both_questions(scene, annotator, admin, media_root) -> None:
@@ -287,8 +292,8 @@ def test_the_priors_of_a_release_take_the_same_few_queries_for_any_number_of_ite
     items = [_item(scene, annotator, time_s=0.5 * k) for k in range(6)]
     for chosen in (items[:1], items):
         inputs = release_inputs(Item.objects.filter(id__in=[i.id for i in chosen]))
-        # items' videos, the images, the keyframes, the placements
+        # the scenes' videos, the images, the keyframes, the placements
         with django_assert_num_queries(4):
-            alignment.priors_attach(inputs.records, inputs.item_ids, min_confidence=0.5)
+            alignment.priors_attach(inputs.records, inputs.item_ids, inputs.scene_of, min_confidence=0.5)
         assert all("cvaa" in r for r in inputs.records)
     assert [r["cvaa"]["status"] for r in inputs.records] == ["none", "placed", "none", "placed", "none", "none"]
