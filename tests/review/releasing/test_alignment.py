@@ -297,3 +297,36 @@ def test_the_priors_of_a_release_take_the_same_few_queries_for_any_number_of_ite
             alignment.priors_attach(inputs.records, inputs.item_ids, inputs.scene_of, min_confidence=0.5)
         assert all("cvaa" in r for r in inputs.records)
     assert [r["cvaa"]["status"] for r in inputs.records] == ["none", "placed", "none", "placed", "none", "none"]
+
+
+def test_a_records_keyframes_read_through_the_frame_table_with_why_each_has_no_box() -> None:
+    # given a frame table of three keyframes of scene S on image "abc": unplaced, placed, placed low
+    def placement(confidence: float) -> dict[str, Any]:
+        box = [0.0, 0.0, 10.0, 10.0]
+        return {
+            "source": "matching",
+            "confidence": confidence,
+            "uncertainty_px": 2.0,
+            "uncertainty_m": None,
+            "box_image": box,
+        }
+
+    rows = [
+        alignment.frame_row("S", "abc", (0, 0.0), None, 0.5),
+        alignment.frame_row("S", "abc", (1, 0.5), placement(0.9), 0.5),
+        alignment.frame_row("S", "abc", (2, 1.0), placement(0.2), 0.5),
+    ]
+    by_key = alignment.frames_by_key(rows)
+    # when an item shows a picture its placed frame's footprint misses, and another one it does not
+    missed = {"scene": "S", "cvaa": {"image": "abc", "keyframes": [0, 1, 2], "boxes": [None, None, None]}}
+    shown = {"scene": "S", "cvaa": {"image": "abc", "keyframes": [1], "boxes": [[0, 0, 5, 5]]}}
+
+    # then each keyframe is its row, with the item's box and why it has none
+    reasons = [(k["keyframe"], k["source"], k["reason"]) for k in alignment.keyframes_of(missed, by_key)]
+    assert reasons == [
+        (0, None, alignment.NO_PLACEMENT),
+        (1, "matching", alignment.OUTSIDE),
+        (2, "matching", alignment.LOW_CONFIDENCE),
+    ]
+    (row,) = alignment.keyframes_of(shown, by_key)
+    assert row["box"] == [0, 0, 5, 5] and row["reason"] is None and row["box_image"] == [0.0, 0.0, 10.0, 10.0]
