@@ -278,9 +278,9 @@ def priors_attach(
             record["cvaa"] = _block(record, "none", _NO_PRIOR, None, [], [])
             continue
         frame = _frame_of(record, image, frames_seen)
-        frames = chosen[record["id"]]
+        mine = chosen[record["id"]]
         rows = []
-        for kid, index, time_s in frames:
+        for kid, index, time_s in mine:
             row = table.get((kid, image["id"]))
             if row is None:
                 placement = placements.get((kid, image["id"]))
@@ -289,13 +289,13 @@ def priors_attach(
                 )
             rows.append(row)
         # what the boxes and the text depend on: not the picture's path (each model view has its own)
-        key = (image_id, *frame["crop"], *frame["size"], frame["count"], frame["index"], *(k[0] for k in frames))
+        key = (image_id, *frame["crop"], *frame["size"], frame["count"], frame["index"], *(k[0] for k in mine))
         if key not in shared:
             boxes = [picture_box(row, frame) for row in rows]
             entries = [{"time_s": row["time_s"], "box": box} for row, box in zip(rows, boxes, strict=True)]
             shared[key] = (status_of(entries), prior_text(entries, frame), boxes)
         status, prior, boxes = shared[key]
-        record["cvaa"] = _block(record, status, prior, image["sha256"], [k[1] for k in frames], boxes)
+        record["cvaa"] = _block(record, status, prior, image["sha256"], [k[1] for k in mine], boxes)
     return sorted(table.values(), key=lambda r: (r["scene"], r["image"], r["keyframe"]))
 
 
