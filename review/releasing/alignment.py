@@ -343,10 +343,19 @@ def keyframes_of(record: dict[str, Any], by_key: dict[tuple[str, str, int], dict
     block = record.get("cvaa") or {}
     if "boxes" not in block:
         return list(block.get("keyframes", []))
+    return [{**row, "box": box, "reason": keyframe_reason(row, box)} for row, box in rows_of(record, by_key)]
+
+
+def rows_of(
+    record: dict[str, Any], by_key: dict[tuple[str, str, int], dict[str, Any]]
+) -> list[tuple[dict[str, Any], list[int] | None]]:
+    """(frame table row, box on the picture) per keyframe of a record that has its row, without
+    copying the row (the datasheet counts every item's frames)."""
+    block = record.get("cvaa") or {}
+    scene, image = str(record["scene"]), str(block.get("image"))
     out = []
     for index, box in zip(block.get("keyframes", []), block.get("boxes", []), strict=True):
-        row = by_key.get((record["scene"], block["image"], index))
-        if row is None:
-            continue
-        out.append({**row, "box": box, "reason": keyframe_reason(row, box)})
+        row = by_key.get((scene, image, index))
+        if row is not None:
+            out.append((row, box))
     return out

@@ -148,7 +148,7 @@ def _cvaa(records: list[dict[str, Any]], cvaa: dict[str, Any]) -> dict[str, Any]
     """The "with CVAA" variant in numbers: per task the items whose every frame has a box, some, or
     none; the keyframes of the items by the locator that placed them and by why they have no box.
     `cvaa`: the release's threshold and frame table (sources["cvaa"])."""
-    from .alignment import frames_by_key, keyframes_of
+    from .alignment import frames_by_key, keyframe_reason, keyframes_of, rows_of
 
     per_task: dict[str, Counter[str]] = defaultdict(Counter)
     sources: Counter[str] = Counter()
@@ -156,11 +156,19 @@ def _cvaa(records: list[dict[str, Any]], cvaa: dict[str, Any]) -> dict[str, Any]
     by_key = frames_by_key(cvaa.get("frames", []))
     for r in records:
         per_task[r["task"]][(r.get("cvaa") or {}).get("status", "none")] += 1
-        for k in keyframes_of(r, by_key):
-            if k["box"] is not None:
-                sources[k["source"]] += 1
+        block = r.get("cvaa") or {}
+        if "boxes" not in block:  # frozen before the frame table: the record has the keyframes
+            for k in keyframes_of(r, by_key):
+                if k["box"] is not None:
+                    sources[k["source"]] += 1
+                else:
+                    reasons[k["reason"]] += 1
+            continue
+        for row, box in rows_of(r, by_key):
+            if box is not None:
+                sources[row["source"]] += 1
             else:
-                reasons[k["reason"]] += 1
+                reasons[str(keyframe_reason(row, box))] += 1
     rows: list[dict[str, Any]] = [
         {"task": t, "placed": c["placed"], "partial": c["partial"], "none": c["none"], "items": sum(c.values())}
         for t, c in sorted(per_task.items())
