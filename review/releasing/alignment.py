@@ -350,8 +350,11 @@ def rows_of(
     record: dict[str, Any], by_key: dict[tuple[str, str, int], dict[str, Any]]
 ) -> list[tuple[dict[str, Any], list[int] | None]]:
     """(frame table row, box on the picture) per keyframe of a record that has its row, without
-    copying the row (the datasheet counts every item's frames)."""
+    copying the row (the datasheet counts every item's frames); none for a record frozen before
+    the frame table (its block holds its keyframes)."""
     block = record.get("cvaa") or {}
+    if "boxes" not in block:
+        return []
     scene, image = str(record["scene"]), str(block.get("image"))
     out = []
     for index, box in zip(block.get("keyframes", []), block.get("boxes", []), strict=True):

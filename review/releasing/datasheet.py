@@ -155,8 +155,8 @@ def _cvaa(records: list[dict[str, Any]], cvaa: dict[str, Any]) -> dict[str, Any]
     reasons: Counter[str] = Counter()
     by_key = frames_by_key(cvaa.get("frames", []))
     for r in records:
-        per_task[r["task"]][(r.get("cvaa") or {}).get("status", "none")] += 1
         block = r.get("cvaa") or {}
+        per_task[r["task"]][block.get("status", "none")] += 1
         if "boxes" not in block:  # frozen before the frame table: the record has the keyframes
             for k in keyframes_of(r, by_key):
                 if k["box"] is not None:

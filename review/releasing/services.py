@@ -57,7 +57,7 @@ def _content_hash(record: dict[str, Any], frames: dict[Any, dict[str, Any]]) -> 
     # An item's with-CVAA placements are rows of its release's frame table: a new placement of its
     # keyframe changes the item even where its record (the boxes, the text) reads the same.
     content = {k: v for k, v in record.items() if k not in PLACEMENT_FIELDS}
-    content["cvaa_frames"] = alignment.keyframes_of(record, frames)
+    content["cvaa_frames"] = [row for row, _box in alignment.rows_of(record, frames)]
     return hashlib.sha256(dumps(content)).hexdigest()
 
 
