@@ -221,7 +221,8 @@ def _placements(keyframe_ids: Iterable[int], image_ids: set[int]) -> dict[tuple[
     fields = ("keyframe_id", "satellite_image_id", "source", "quad", "confidence", "uncertainty_px", "uncertainty_m")
     out = {}
     for start in range(0, len(ids), PLACEMENT_CHUNK):
-        rows = KeyframePlacement.objects.filter(keyframe_id__in=ids[start : start + PLACEMENT_CHUNK])
+        # unordered: one row per keyframe and image (a unique pair) goes into a dict
+        rows = KeyframePlacement.objects.filter(keyframe_id__in=ids[start : start + PLACEMENT_CHUNK]).order_by()
         for kid, image_id, source, quad, confidence, unc_px, unc_m in rows.values_list(*fields):
             if image_id not in image_ids:
                 continue
