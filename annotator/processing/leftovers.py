@@ -4,6 +4,8 @@ A step cleans up after itself when it fails, but a worker killed mid-step (SIGKI
 cleans nothing: files it stored are referenced by no row. Every step writes under folders of its
 own (named by the video or image id), so anything there that the rows do not name is a leftover.
 The job's lease guarantees that no other run of the same job is writing there at the time.
+The model views follow the same rule under their own folders (folder_leftovers_remove, called when
+a view is claimed again: annotator.compiling.modelview.render).
 """
 
 from __future__ import annotations
@@ -82,6 +84,25 @@ def _tiles(job: MediaJob) -> list[str]:
         if f"{home}/{run}" != image.tiles_prefix:
             delete_tree_quietly(f"{home}/{run}")
     return []
+
+
+def folder_leftovers_remove(home: str, keep: Iterable[str | None]) -> list[str]:
+    """Remove what is stored under `home`, subfolders included, that `keep` does not name: a
+    subfolder holding no kept file goes whole (a killed run's attempt folder). The caller's lease
+    guarantees that no other run writes under `home` meanwhile. Returns what was removed (a folder
+    as `folder/`)."""
+    kept = {name for name in keep if name}
+    dirs, files = _listdir(home)
+    removed: list[str] = []
+    for sub in (f"{home}/{d}" for d in dirs):
+        if any(name.startswith(f"{sub}/") for name in kept):
+            removed += folder_leftovers_remove(sub, kept)
+        else:
+            delete_tree_quietly(sub)
+            removed.append(f"{sub}/")
+    strays = [f"{home}/{f}" for f in files if f"{home}/{f}" not in kept]
+    delete_quietly(strays)
+    return removed + strays
 
 
 # The kinds that store files; the others write rows only (replaced in one transaction).

@@ -19,7 +19,8 @@ from django.utils import timezone
 import media_tools
 from annotator.models import ModelView, SatelliteImage
 from annotator.processing.lease import heartbeat
-from annotator.storage import delete_quietly, local_copy, store_bytes, store_path
+from annotator.processing.leftovers import folder_leftovers_remove
+from annotator.storage import delete_quietly, delete_tree_quietly, local_copy, store_bytes, store_path
 from media_tools.video import cut_segment
 
 from .cache import image_base
@@ -30,6 +31,23 @@ log = logging.getLogger(__name__)
 S = ModelView.State
 # Attempts at a view that fails on something other than its media before it stays `failed`.
 MAX_TRIES = 3
+
+
+def view_folder(item_id: int) -> str:
+    """Where a view's files are stored, one subfolder per attempt: its own (one view per item), so
+    whatever is stored there and its row does not name is a leftover of a run that was killed."""
+    return f"modelviews/{item_id}"
+
+
+def _leftovers_remove(view: ModelView) -> None:
+    """A view claimed before (attempts > 1) may hold, under its folder, files a killed run stored
+    and never pointed its row at; remove them before it is drawn again. The claim's lease keeps
+    every other run from writing there; a stalled run that writes after this deletes its own files
+    once it finds the view taken over (_finish). A first claim has nothing to look for."""
+    if view.attempts > 1:
+        removed = folder_leftovers_remove(view_folder(view.item_id), stored_names(view))
+        if removed:
+            log.info("model view %s: removed what an earlier, killed run left: %s", view.id, removed)
 
 
 def _gone(view_id: int) -> bool:
@@ -82,7 +100,7 @@ def _render(view: ModelView, report: Callable[[float], None]) -> dict[str, Any]:
     if plan.image_id is None:
         raise media_tools.MediaError(f"item {view.item.uid}: its provenance names no marks to draw")
     image = SatelliteImage.objects.get(id=plan.image_id)
-    prefix = f"modelviews/{view.item_id}/{view.attempts}"
+    prefix = f"{view_folder(view.item_id)}/{view.attempts}"
     base = image_base(image)  # this process may have it decoded already
     picture, options = draw_pictures(plan, base, crop=lettered_crop(plan, image), on_progress=report)
     report(0.5)
@@ -115,10 +133,15 @@ def stored_names(view: ModelView) -> list[str]:
 
 
 def model_view_files_delete(sender: Any, instance: ModelView, **kwargs: Any) -> None:
-    """post_delete: the view's files go once the deletion commits."""
-    names = stored_names(instance)
-    if names:
-        transaction.on_commit(lambda: delete_quietly(names))
+    """post_delete: the view's files go once the deletion commits, with its folder and what a killed
+    run left there (no claim comes back to a deleted view to clean it)."""
+    names, folder = stored_names(instance), view_folder(instance.item_id)
+
+    def delete() -> None:
+        delete_quietly(names)
+        delete_tree_quietly(folder)
+
+    transaction.on_commit(delete)
 
 
 def _new_names(fields: dict[str, Any]) -> list[str]:
@@ -172,6 +195,7 @@ def _draw_claimed(view: ModelView, claim: str) -> dict[str, Any] | None:
     did not render. Bad media ends in `failed` with the reason; other errors are recorded, then
     raised. A view whose item went (before or while it renders) ends quietly: None."""
     try:
+        _leftovers_remove(view)
         return _render(view, _reporter(view.id, claim))
     except media_tools.MediaError as exc:
         _fail(view.id, claim, str(exc))

@@ -5,12 +5,14 @@ broker render each view once, put media jobs first and take up the views of a ki
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.core.files.storage import default_storage
 
 from annotator.compiling.batch import items_compile_all
+from annotator.compiling.modelview import stored_names
 from annotator.compiling.services import item_compile
 from annotator.compiling.tasks import model_view_task, views_send
 from annotator.intake.services import SceneSpec, scene_import
@@ -143,23 +145,49 @@ def test_two_view_workers_render_each_pending_view_exactly_once(workers: Workers
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("workers", ["filesystem"], indirect=True)
-def test_the_views_of_a_killed_worker_are_rendered_again(workers: Workers, annotator: Any) -> None:
+def test_the_views_of_a_killed_worker_are_rendered_again_and_its_stored_files_do_not_stay(
+    workers: Workers, annotator: Any, media_files: Callable[[], set[str]]
+) -> None:
     # given a views worker half way through a backlog
     first = workers.start_ready(VIEWS_ONLY)
     views = pending_views(item_on(textured_image(1600, 1200), annotator), 120)
+    every = list(ModelView.objects.all())  # the first item's own view too
     views_send()
-    # (a claim's views are stored together, so the next claim is waited for too: killed between
-    # two claims, it would hold nothing)
-    wait_for("some views rendered, others held", lambda: _busy(_views_of(views)))
+    # (a claim's views are written together once all are stored, so it is waited for until the
+    # next claim has stored files of its own: killed between two claims, it would hold nothing)
+    wait_for(
+        "some views rendered, others held with files stored",
+        lambda: _busy(_views_of(views)) and _files_of_running(media_files()),
+    )
     # when it is killed mid-claim
     workers.kill(first)
     held = list(ModelView.objects.filter(id__in=[v.id for v in views], state="running").values_list("id", flat=True))
     assert held, "the worker was killed between claims; nothing was left running"
+    assert _orphans(media_files()), "the killed worker had stored nothing for the views it held"
     # ... and another worker starts
     workers.start(VIEWS_ONLY)
     # then what the killed worker held is taken up again once its lease ran out, and every view ends
     # rendered: those held twice (attempt 2), the others once
-    wait_for("every view to be rendered", lambda: _all_rendered(views))
+    wait_for("every view to be rendered", lambda: _all_rendered(every))
     attempts = dict(ModelView.objects.filter(id__in=[v.id for v in views]).values_list("id", "attempts"))
     assert {attempts[i] for i in held} == {2}
     assert {a for i, a in attempts.items() if i not in held} == {1}
+    # and storage holds exactly the files the rows name: what the killed run stored is gone
+    stored = media_files()
+    assert not _orphans(stored)
+    assert _named() <= stored
+
+
+def _named() -> set[str]:
+    return {name for view in ModelView.objects.all() for name in stored_names(view)}
+
+
+def _orphans(stored: set[str]) -> set[str]:
+    return {name for name in stored if name.startswith("modelviews/")} - _named()
+
+
+def _files_of_running(stored: set[str]) -> bool:
+    """Whether a running view has files stored under its attempt's folder (not yet on its row)."""
+    running = ModelView.objects.filter(state="running").values_list("item_id", "attempts")
+    folders = {f"modelviews/{item_id}/{attempts}/" for item_id, attempts in running}
+    return any(name.startswith(tuple(folders)) for name in stored) if folders else False

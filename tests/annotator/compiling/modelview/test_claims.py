@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 from django.core.files.storage import default_storage
 from django.utils import timezone
 
-from annotator.compiling.modelview import model_views_drain
+from annotator.compiling.modelview import model_views_drain, stored_names
 from annotator.compiling.modelview.claims import (
     CLAIM_SIZE,
     mine,
@@ -20,7 +21,7 @@ from annotator.compiling.modelview.claims import (
     views_signal_raise,
     views_signal_taken,
 )
-from annotator.compiling.modelview.render import _drain_batch
+from annotator.compiling.modelview.render import _drain_batch, _new_names, _render
 from annotator.compiling.tasks import views_recover
 from annotator.models import ModelView
 from tests.annotator.compiling.modelview.views import item_on, pending_views, textured_image
@@ -115,6 +116,52 @@ def test_a_batch_whose_worker_stalled_past_its_lease_is_claimed_again_and_the_st
     assert all(default_storage.exists(name) for name in rendered.values())
     stale = [f"modelviews/{v.item_id}/1/view.jpg" for v in batch]
     assert not any(default_storage.exists(name) for name in stale)
+
+
+def test_a_view_claimed_again_after_its_run_stored_files_and_died_leaves_only_the_files_its_row_names(
+    annotator: Any, media_files: Callable[[], set[str]], django_capture_on_commit_callbacks: Any
+) -> None:
+    # given views rendered once, then queued again (a revision), and a run that claimed them, drew
+    # and stored their new files and was killed before pointing the rows at them (never finished)
+    views = pending_views(item_on(textured_image(160, 120), annotator), 3)
+    ModelView.objects.exclude(id__in=[v.id for v in views]).delete()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert model_views_drain() == (3, 0)
+    ModelView.objects.update(state="pending")
+    killed = new_claim()
+    batch = views_claim_pending(claim=killed, limit=3)
+    left = [_render(view, lambda _: None) for view in batch[:2]]
+    ModelView.objects.filter(claim=killed).update(lease_until=timezone.now() - timedelta(seconds=1))
+    assert {n for fields in left for n in _new_names(fields)} <= media_files()
+    # when its lease runs out and another worker renders them again
+    assert views_reclaim_lost() == 3
+    with django_capture_on_commit_callbacks(execute=True):
+        assert model_views_drain() == (3, 0)
+    # then storage holds exactly the files the rows name: the killed run's are gone, folders too,
+    # and so are the first rendering's, which the new one replaced
+    rows = list(ModelView.objects.all())
+    assert {(v.state, v.attempts) for v in rows} == {("succeeded", 3)}
+    named = {name for view in rows for name in stored_names(view)}
+    assert {n for n in media_files() if n.startswith("modelviews/")} == named
+    assert not any(default_storage.exists(f"modelviews/{v.item_id}/2") for v in rows)
+
+
+def test_deleting_a_view_removes_its_folder_with_what_a_killed_run_left_there(
+    annotator: Any, media_files: Callable[[], set[str]], django_capture_on_commit_callbacks: Any
+) -> None:
+    # given a rendered view, and files a killed run stored for it before its item was deleted
+    [view] = pending_views(item_on(textured_image(160, 120), annotator), 1)
+    ModelView.objects.exclude(id=view.id).delete()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert model_views_drain() == (1, 0)
+    ModelView.objects.filter(id=view.id).update(state="pending")
+    [claimed] = views_claim_pending(claim=new_claim())
+    _render(claimed, lambda _: None)
+    # when the item is deleted
+    with django_capture_on_commit_callbacks(execute=True):
+        view.item.delete()
+    # then nothing of its view is left in storage
+    assert not {n for n in media_files() if n.startswith("modelviews/")}
 
 
 def test_views_whose_worker_vanished_go_back_to_pending_and_a_taken_over_run_writes_nothing(annotator: Any) -> None:
