@@ -6,17 +6,23 @@ and the files gone from the bucket with the rows that name them."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
+from annotator.compiling.modelview import model_views_drain, stored_names
+from annotator.compiling.modelview.claims import new_claim, views_claim_pending, views_reclaim_lost
+from annotator.compiling.modelview.render import _new_names, _render
 from annotator.compiling.services import item_compile
 from annotator.intake.services import SceneSpec, scene_import
 from annotator.models import Item, Keyframe, MediaJob, ModelView, Scene
 from annotator.processing.graph import STEPS
+from tests.annotator.compiling.modelview.views import item_on, pending_views, textured_image
 from tests.annotator.compiling.test_compile_each_task import CASES, Marks
 from tests.factories import UserFactory, tiny_video
 from tests.s3server import URL_EXPIRE_S, S3Bucket, fetch, s3_fixture, s3_server_fixture, storage_on  # noqa: F401
@@ -192,3 +198,26 @@ def test_a_model_view_is_served_signed_and_goes_with_its_draft(
     # then the view's objects are gone from the bucket
     assert not Item.objects.filter(id=item.id).exists()
     assert s3.keys("modelviews/") == set()
+
+
+def test_a_model_view_claimed_again_leaves_in_the_bucket_only_the_objects_its_row_names(
+    s3: S3Bucket, annotator: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    # given views rendered into the bucket, queued again, and a run that stored their new pictures
+    # and was killed before pointing the rows at them (its lease then ran out)
+    views = pending_views(item_on(textured_image(160, 120), annotator), 2)
+    ModelView.objects.exclude(id__in=[v.id for v in views]).delete()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert model_views_drain() == (2, 0)
+    ModelView.objects.update(state="pending")
+    batch = views_claim_pending(claim=new_claim())
+    left = {name for view in batch for name in _new_names(_render(view, lambda _: None))}
+    assert left <= s3.keys("modelviews/")
+    ModelView.objects.update(lease_until=timezone.now() - timedelta(seconds=1))
+    # when another worker renders them again
+    assert views_reclaim_lost() == 2
+    with django_capture_on_commit_callbacks(execute=True):
+        assert model_views_drain() == (2, 0)
+    # then the bucket holds exactly the objects the rows name
+    named = {name for view in ModelView.objects.all() for name in stored_names(view)}
+    assert len(named) == 2 and s3.keys("modelviews/") == named
