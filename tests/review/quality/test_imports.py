@@ -17,8 +17,8 @@ def test_statistics_libraries_load_on_first_use() -> None:
         "import review.quality.agreement, review.quality.baseline, review.scoring.report, review.scoring.services\n"
         "import review.dashboards.views, review.scoring.views, annotator.compiling.audit, annotator.compiling.views\n"
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
-        "from annotator.compiling.audit import position_spread\n"
-        "position_spread([1, 2])\n"
+        "from annotator.compiling.audit import position_bias\n"
+        "position_bias([0, 1, 1, 2], 4)\n"
         "print('scipy' in sys.modules)\n"
     )
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "SECRET_KEY": "test"}
