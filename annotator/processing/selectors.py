@@ -57,7 +57,7 @@ class PlacementNotes:
 
 def placement_notes(*, scene: Scene) -> PlacementNotes:
     """The scene's PlacementNotes, from the telemetry and placements jobs' results (nothing before they
-    end). At most five queries."""
+    end). At most five queries, six with a flight log."""
     states = dict(
         MediaJob.objects.filter(scene=scene, kind__in=[MediaJob.Kind.TELEMETRY, MediaJob.Kind.PLACEMENTS]).values_list(
             "kind", "state"
@@ -102,9 +102,54 @@ def placement_notes(*, scene: Scene) -> PlacementNotes:
                 f"{name} has no georeference: placements on it are in its pixels only (no metres), and telemetry "
                 "cannot place keyframes on it; add one (GeoTIFF, world file or corner coordinates) to have both."
             )
+    if samples["n"]:  # only a flight log gives telemetry footprints to check
+        notes.images.extend(_telemetry_disagreements(scene, {i: n for i, n, _ in images}, keyframes))
     if unplaced_on_georeferenced and states.get(MediaJob.Kind.TELEMETRY) == done and not samples["n"]:
         notes.telemetry = (
             "No telemetry: the video has no GPMF track and no flight log was uploaded; a flight log with the "
             "height above take-off and the heading would place the keyframes nothing else placed."
         )
     return notes
+
+
+# A heading this far from the verified placement's is the flight log's frame of reference, not noise:
+# a yaw recorded reversed (seen on the return leg of real DJI surveys) or for another axis.
+_REVERSED_DEG = 150.0
+
+
+def _telemetry_disagreements(scene: Scene, names: dict[int, str], keyframes: int) -> list[str]:
+    """Per image, the keyframes whose telemetry footprint disagrees with the verified placement that won
+    (details["telemetry_check"], cvaa/agreement.py), said so a person knows which column to fix."""
+    rows = (
+        KeyframePlacement.objects.filter(keyframe__video_id=scene.video_id, details__telemetry_check__agrees=False)
+        .order_by("satellite_image_id", "keyframe__index")
+        .values_list("satellite_image_id", "keyframe__time_s", "source", "details")
+    )
+    by_image: dict[int, list[tuple[float, str, dict[str, Any]]]] = {}
+    for image_id, time_s, source, details in rows:
+        by_image.setdefault(image_id, []).append((time_s, source, details["telemetry_check"]))
+    notes = []
+    for image_id, found in by_image.items():
+        times = ", ".join(f"{t:g} s" for t, _, _ in found[:8]) + (", …" if len(found) > 8 else "")
+        sources = " and ".join(sorted({s.replace("_", " ") for _, s, _ in found}))
+        reversed_ = [c["heading_deg"] for _, _, c in found if c["heading_deg"] >= _REVERSED_DEG]
+        off = [c["centre_m"] if c["centre_m"] is not None else c["centre_px"] for _, _, c in found]
+        unit = "m" if all(c["centre_m"] is not None for _, _, c in found) else "px"
+        cause = (
+            f"its heading is turned {_span(reversed_, '°', 0)} on {len(reversed_)} of them (a yaw recorded reversed?)"
+            if reversed_
+            else f"its footprints are {_span(off, ' ' + unit, 1)} off, or turned beyond the heading error"
+        )
+        notes.append(
+            f"{names.get(image_id, image_id)}: the flight log disagrees with {sources} on {len(found)} of "
+            f"{keyframes} keyframes (at {times}): {cause}. The workspace shows the {sources} footprints; fix "
+            "the log's heading or position column and import it again before relying on telemetry where "
+            "nothing else places a keyframe."
+        )
+    return notes
+
+
+def _span(values: list[float], unit: str, digits: int) -> str:
+    """ "178–183°", or "180°" when they are all one value at that precision."""
+    low, high = f"{min(values):.{digits}f}", f"{max(values):.{digits}f}"
+    return f"{low}{unit}" if low == high else f"{low}–{high}{unit}"

@@ -22,6 +22,12 @@ describe("uncertaintyText", () => {
     assert.equal(uncertaintyText(p({ uncertainty_m: null, uncertainty_px: 0 })), "exact");
     assert.equal(uncertaintyText(p({ uncertainty_m: 0 })), "exact");
   });
+  it("says the metres are on the map where the map's own georeference error is unknown", () => {
+    assert.equal(uncertaintyText(p({ uncertainty_m: 0.24, relative_to_map: true })), "±0.2 m on the map");
+    assert.equal(uncertaintyText(p({ uncertainty_m: 0, relative_to_map: true })), "exact on the map");
+    assert.equal(uncertaintyText(p({ uncertainty_m: null, relative_to_map: true })), "±37 px");
+    assert.equal(placementLabel(p({ relative_to_map: true })), "matching ±3.2 m on the map · 0.87");
+  });
 });
 
 describe("placementLabel", () => {

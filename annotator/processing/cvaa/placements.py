@@ -45,6 +45,7 @@ from media_tools.cvaa.placement import Placement
 from media_tools.cvaa.quads import placement_from_quad, quad_radius
 from media_tools.geo import GeoReference
 
+from .agreement import telemetry_checked
 from .checkpoints import checkpoint_active
 from .footprints import Footprint, keyframe_footprints
 from .selectors import box_shown
@@ -302,11 +303,26 @@ def _image_placements(
     for i, kf in enumerate(keyframes):
         candidates[i].append(_learned(inputs.previews.get((kf.id, image.id)), frames.size(i)))
     best = {i: placement_best(ps) for i, ps in candidates.items()}
-    return {i: p for i, p in best.items() if p is not None}
+    return {i: telemetry_checked(p, candidates[i], gsd) for i, p in best.items() if p is not None}
+
+
+def _ground_error_m(image: SatelliteImage, p: Placement, gsd_m: float | None) -> float | None:
+    """The expected corner error on the ground: the error on the map (`uncertainty_px`) and the map's own
+    georeference error (its RMS at control points) as independent errors. A control-point anchor's error
+    is that RMS already. Where the map's error is unknown (a GeoTIFF without control points) it is the
+    error on the map alone, and details["map_error_m"] is None to say so."""
+    if gsd_m is None:
+        return None
+    on_map = p.uncertainty_px * gsd_m
+    if p.source == src.CONTROL_POINTS or image.georef_rms_m is None:
+        return round(on_map, 3)
+    return round(math.hypot(on_map, image.georef_rms_m), 3)
 
 
 def _row(kf: Keyframe, image: SatelliteImage, p: Placement, gsd_m: float | None) -> KeyframePlacement:
     data = p.to_dict()
+    if gsd_m is not None:
+        data["details"] = {**data["details"], "map_error_m": image.georef_rms_m}
     return KeyframePlacement(
         keyframe=kf,
         satellite_image=image,
@@ -317,8 +333,8 @@ def _row(kf: Keyframe, image: SatelliteImage, p: Placement, gsd_m: float | None)
         frame_height=p.frame_size[1],
         confidence=data["confidence"],
         uncertainty_px=data["uncertainty_px"],
-        uncertainty_m=None if gsd_m is None else round(p.uncertainty_px * gsd_m, 3),
-        details=_json(p.details),
+        uncertainty_m=_ground_error_m(image, p, gsd_m),
+        details=_json(data["details"]),
     )
 
 

@@ -78,6 +78,11 @@ def _footprint(row: KeyframePlacement | None) -> dict[str, Any] | None:
         "confidence": row.confidence,
         "uncertainty_px": row.uncertainty_px,
         "uncertainty_m": row.uncertainty_m,
+        # Metres relative to the map, not the ground, where the map's own georeference error is unknown
+        # (placements.py `_ground_error_m`); a control-point anchor's error is the ground's by definition.
+        "relative_to_map": row.uncertainty_m is not None
+        and row.source != KeyframePlacement.Source.CONTROL_POINTS
+        and (row.details or {}).get("map_error_m") is None,
         "shown": row.confidence >= settings.SKYMARK_PLACEMENT_MIN_CONFIDENCE,
         "chained_from": (row.details or {}).get("from"),
         "drift": (row.details or {}).get("drift"),

@@ -171,8 +171,9 @@ is under {threshold}, gets no box: the text says there is no reliable one. `cvaa
 every frame (`placed`), some (`partial`) or none has a box. The `cvaa` block of each record in
 `items.jsonl` names the satellite image (`image`), the keyframes (`keyframes`, indices) and each one's
 box on the picture (`boxes`); `cvaa_frames.jsonl` has a row per keyframe of a scene on an image with
-its time, the locator (`source`), its `confidence`, `uncertainty_px`, `uncertainty_m`, its box in image
-pixels and why a frame has no box. The VLMEvalKit TSVs
+its time, the locator (`source`), its `confidence`, `uncertainty_px`, `uncertainty_m` (the expected
+corner error on the ground, the map's own georeference error included where it is known; where it is not,
+the error on the map alone), its box in image pixels and why a frame has no box. The VLMEvalKit TSVs
 have a `question_cvaa` column beside `question` (swap them for the with-CVAA run).
 
 To score both, submit one predictions file whose lines carry `"variant": "cvaa"` for answers to

@@ -14,6 +14,8 @@
  * @property {number} confidence in [0, 1]
  * @property {number} uncertainty_px expected corner error in image pixels
  * @property {number|null} uncertainty_m the same in metres, where the image's ground resolution is known
+ * @property {boolean} [relative_to_map] the metres are the error on the map alone: the map's own
+ *   georeference error is unknown, so the error on the ground may be larger
  */
 
 /** @typedef {{quad: XY[], label: string, source: string}} PlacementOverlay */
@@ -31,11 +33,13 @@ export const SOURCE_NAMES = /** @type {Record<string, string>} */ ({
 export const LOW_CONFIDENCE = "not placed (low confidence)";
 export const NOT_PLACED = "not placed";
 
-/** "±3.2 m", "±14 px" where no metres are known, "exact" for no error.
+/** "±3.2 m", "±0.4 m on the map" where the map's own georeference error is unknown, "±14 px" where no
+ * metres are known, "exact" for no error ("exact on the map" likewise).
  * @param {Placement} p */
 export function uncertaintyText(p) {
   if (p.uncertainty_m !== null && p.uncertainty_m !== undefined && Number.isFinite(p.uncertainty_m)) {
-    return p.uncertainty_m === 0 ? "exact" : `±${p.uncertainty_m < 10 ? p.uncertainty_m.toFixed(1) : Math.round(p.uncertainty_m)} m`;
+    const text = p.uncertainty_m === 0 ? "exact" : `±${p.uncertainty_m < 10 ? p.uncertainty_m.toFixed(1) : Math.round(p.uncertainty_m)} m`;
+    return p.relative_to_map ? `${text} on the map` : text;
   }
   if (!Number.isFinite(p.uncertainty_px)) return "";
   if (p.uncertainty_px === 0) return "exact";

@@ -104,6 +104,7 @@ def test_the_placement_for_a_time_is_the_nearest_keyframes_on_the_image_asked_fo
         "quad": [[10.0, 20.0], [90.0, 20.0], [90.0, 100.0], [10.0, 100.0]],
         "confidence": 0.87, "uncertainty_px": 3.2, "uncertainty_m": 3.2, "shown": True,
         "chained_from": None, "drift": None,
+        "relative_to_map": True,  # the row names no map error: its metres are on the map only
     }  # fmt: skip
     # a confidence below the threshold is sent, marked as not shown
     assert (at3["source"], at3["confidence"], at3["shown"]) == ("chaining", 0.2, False)

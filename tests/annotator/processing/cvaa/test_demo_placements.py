@@ -12,6 +12,7 @@ from django.core.management import call_command
 from annotator.intake.manifest import read_manifest
 from annotator.intake.services import scene_import
 from annotator.models import KeyframePlacement, MediaJob, Scene
+from annotator.processing.selectors import placement_notes
 
 pytestmark = pytest.mark.django_db
 
@@ -70,3 +71,12 @@ def test_brighton_every_photo_placed_by_matching_or_its_telemetry(admin) -> None
     gsd = 0.086
     gap = np.linalg.norm(np.mean(placed[5].quad, axis=0) - np.mean(placed[0].quad, axis=0)) * gsd
     assert gap > 40
+    # the six photos of the return line (DJI_0024-0029, 6-11 s) carry a gimbal yaw 180° from where the
+    # picture's up points: matching outranks their telemetry, and both the rows and the page say so
+    checks = {i: r.details.get("telemetry_check") for i, r in placed.items() if r.source != "telemetry"}
+    reversed_ = sorted(i for i, c in checks.items() if c and not c["agrees"])
+    assert reversed_ == [6, 7, 8, 9, 10, 11], {i: c for i, c in checks.items() if c and not c["agrees"]}
+    assert all(checks[i]["heading_deg"] > 170 for i in reversed_)
+    notes = placement_notes(scene=scene).images
+    assert len(notes) == 1 and "on 6 of 18 keyframes (at 6 s, 7 s, 8 s, 9 s, 10 s, 11 s)" in notes[0], notes
+    assert "a yaw recorded reversed?" in notes[0]

@@ -3,6 +3,7 @@ one row per keyframe and image replacing the scene's old ones at once, and a fai
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -98,7 +99,8 @@ def test_anchor_matching_and_telemetry_place_each_keyframe_with_a_source(
         assert rows[i].source in ("matching", "chaining"), (i, rows[i].source)
         x1, y1, x2, y2 = CROPS[i]
         assert np.mean(rows[i].quad, axis=0) == pytest.approx([(x1 + x2) / 2, (y1 + y2) / 2], abs=4)
-        assert rows[i].uncertainty_m == pytest.approx(rows[i].uncertainty_px, rel=0.05)  # 1 m/px
+        # 1 m/px, and the map's own 1.5 m RMS added as an independent error
+        assert rows[i].uncertainty_m == pytest.approx(np.hypot(rows[i].uncertainty_px, 1.5), rel=0.05)
     assert run.by_source[image.id] and sum(run.by_source[image.id].values()) == 4
     assert progress[-1] == 1.0 and progress == sorted(progress)
     # and each keyframe was matched on the map at most once, the anchored one not at all
@@ -191,3 +193,55 @@ def test_the_learned_window_is_the_fallback_where_its_box_would_be_shown(
     CvaaPreview.objects.filter(keyframe=grey).update(p_value=0.4)
     placements_build(scene=rotterdam_scene)
     assert not KeyframePlacement.objects.filter(keyframe=grey).exists()
+
+
+def test_a_flight_log_turned_round_on_one_keyframe_is_named_and_outranked(rotterdam_scene, settings) -> None:
+    # given a flight log that puts the drone over each crop's centre, heading north (the map's up) except
+    # at 2 s, where its heading is recorded reversed
+    from annotator.models import MediaJob
+    from annotator.processing.selectors import placement_notes
+
+    settings.SKYMARK_PLACEMENT_MIN_CONFIDENCE = 0.5
+    image = rotterdam_scene.satellite_images.get()
+    ref = GeoReference.from_dict(image.georef)
+    track = TelemetryTrack.objects.create(scene=rotterdam_scene, source="csv", sample_count=4)
+    for i, (x1, y1, x2, y2) in enumerate(CROPS):
+        lon, lat = ref.pixel_to_lonlat((x1 + x2) / 2, (y1 + y2) / 2)
+        heading = 180.0 if i == 2 else 0.0
+        TelemetrySample.objects.create(
+            track=track, time_s=float(i), lat=lat, lon=lon, height_m=40.0, heading_deg=heading
+        )
+
+    # when placed
+    placements_build(scene=rotterdam_scene)
+
+    # then matching wins everywhere, and each keyframe's row says how its telemetry compares: the
+    # reversed one by 180°, the rest agreeing
+    rows = {r.keyframe.index: r for r in KeyframePlacement.objects.select_related("keyframe")}
+    assert {r.source for r in rows.values()} <= {"matching", "chaining"}
+    checks = {i: r.details["telemetry_check"] for i, r in rows.items()}
+    assert [c["agrees"] for _, c in sorted(checks.items())] == [True, True, False, True]
+    assert checks[2]["heading_deg"] == pytest.approx(180, abs=3) and checks[2]["centre_m"] < 3
+    # and once the job has ended the scene page names the keyframe and the likely cause
+    for kind in (MediaJob.Kind.TELEMETRY, MediaJob.Kind.PLACEMENTS):
+        MediaJob.objects.create(scene=rotterdam_scene, kind=kind, state="succeeded")
+    notes = placement_notes(scene=rotterdam_scene).images
+    assert len(notes) == 1
+    assert notes[0].startswith("rotterdam.tif: the flight log disagrees with matching on 1 of 4 keyframes (at 2 s)")
+    assert re.search(r"its heading is turned 1[78]\d° on 1 of them \(a yaw recorded reversed\?\)", notes[0])
+
+
+def test_the_error_in_metres_adds_the_maps_own_georeference_error_where_it_is_known(rotterdam_scene) -> None:
+    image = rotterdam_scene.satellite_images.get()
+    # unknown (a GeoTIFF without control points): the error on the map alone, and the row says so
+    placements_build(scene=rotterdam_scene)
+    row = KeyframePlacement.objects.get(keyframe__index=1)
+    assert row.details["map_error_m"] is None
+    assert row.uncertainty_m == pytest.approx(row.uncertainty_px * 1.0, abs=0.01)  # 1 m/px
+    # known (control points checked it to 2.0 m RMS): both, as independent errors
+    image.georef_rms_m = 2.0
+    image.save(update_fields=["georef_rms_m"])
+    placements_build(scene=rotterdam_scene)
+    row = KeyframePlacement.objects.get(keyframe__index=1)
+    assert row.details["map_error_m"] == 2.0
+    assert row.uncertainty_m == pytest.approx(np.hypot(row.uncertainty_px, 2.0), abs=0.01)
