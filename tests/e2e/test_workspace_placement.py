@@ -62,9 +62,13 @@ def test_the_footprint_follows_the_video_and_is_not_drawn_below_the_threshold(  
     assert _flat(at0["quad"]) == pytest.approx(_flat(rows[0].quad), abs=0.01)
     assert at0["source"] == rows[0].source
     names = {"matching": "matching", "chaining": "chained", "telemetry": "telemetry"}
-    assert at0["label"] == f"{names[rows[0].source]} ±{rows[0].uncertainty_m:.1f} m · {rows[0].confidence:.2f}"
+    # the orthomosaic's own georeference error is not known (a GeoTIFF without control points): the
+    # metres are the error on the map, and the label says so
+    assert rows[0].details["map_error_m"] is None
+    err = f"±{rows[0].uncertainty_m:.1f} m on the map"
+    assert at0["label"] == f"{names[rows[0].source]} {err} · {rows[0].confidence:.2f}"
     words = KeyframePlacement.Source(rows[0].source).label
-    expect(status).to_have_text(f"{words} · ±{rows[0].uncertainty_m:.1f} m · confidence {rows[0].confidence:.2f}")
+    expect(status).to_have_text(f"{words} · {err} · confidence {rows[0].confidence:.2f}")
     screenshot(page, "placement-at-0s")
 
     # scrubbing to 1 s and 2 s: the polygon moves to each keyframe's own footprint
