@@ -11,6 +11,7 @@ windows verify the same placement (IoU > 0.5), the less confident one keeps its 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 import numpy as np
@@ -57,3 +58,18 @@ def rerank(frame: np.ndarray, located: Located, geometry: NearLocator, *, method
     return Located(
         method, boxes.reshape(-1, 4), scores, located.angles[order], quads.reshape(-1, 4, 2), details=details
     )
+
+
+def placement_near_windows(
+    frame: np.ndarray, quads: np.ndarray, geometry: NearLocator, *, k: int = 5
+) -> Placement | None:
+    """The most confident placement the locator verifies near one of the retriever's first `k` windows
+    (`quads`, best first), with details["retriever_rank"] (1-based) saying which window led to it; None
+    when none verifies. The coarse search for a frame whole-map matching could not place: the retriever
+    says where to look, geometry decides, so a wrong window costs time and never a wrong answer."""
+    best: Placement | None = None
+    for rank, quad in enumerate(np.asarray(quads, float)[:k], start=1):
+        placement = geometry.locate(frame, near=quad)
+        if placement is not None and (best is None or placement.confidence > best.confidence):
+            best = replace(placement, details={**placement.details, "retriever_rank": rank})
+    return best

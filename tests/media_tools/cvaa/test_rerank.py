@@ -56,3 +56,22 @@ def test_a_frame_from_elsewhere_verifies_nothing_and_keeps_the_order(
     assert ranked.details["verified"] == [False] * 4 and ranked.details["retriever_rank"] == [1, 2, 3, 4]
     np.testing.assert_array_equal(ranked.boxes, answer.boxes)
     assert located_from_placement(None, "geometry").found is False
+
+
+def test_the_coarse_search_places_a_frame_near_the_window_that_holds_it_and_says_which(
+    rotterdam: np.ndarray, answer: Located
+) -> None:
+    from media_tools.cvaa.rerank import placement_near_windows
+
+    x1, y1, x2, y2 = TRUE
+    frame = cv2.resize(rotterdam[y1:y2, x1:x2], (480, 400), interpolation=cv2.INTER_CUBIC)
+    locator = GeometricLocator(rotterdam)
+    # the true window third among four: placed there, the window's rank kept
+    found = placement_near_windows(frame, answer.quads, locator)
+    assert found is not None and found.source == "matching"
+    assert box_iou(found.box, np.array([TRUE], float))[0, 0] > 0.9
+    # (the second window's neighbourhood, twice its side, reaches the truth)
+    assert found.details["retriever_rank"] in (2, 3)
+    # only the first window searched (the true one beyond k): nothing, rather than a wrong place
+    assert placement_near_windows(frame, answer.quads[:1], locator) is None
+    assert placement_near_windows(frame, answer.quads, locator, k=1) is None
