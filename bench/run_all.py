@@ -14,7 +14,9 @@ HELPERS = {
     "run_all.py",
     "scale_seed.py",
     "scale_clients.py",
-}  # not benchmarks: this runner, and the seed and clients scale.py uses
+    "scale_served.py",
+    "scale_steps.py",
+}  # not benchmarks: this runner, and the seed, clients, servers and steps scale.py uses
 for script in sorted(HERE.glob("*.py")):
     if script.name not in HELPERS:
         print(f"== {script.name}", flush=True)

@@ -3,13 +3,15 @@
  *
  * Convention: the API stores pixels with x right and y DOWN (origin top-left); the OpenLayers
  * pixel projection has y UP (origin bottom-left). Every geometry crosses that boundary through
- * toApi()/fromApi() here, so nothing else in the page has to think about it.
- * Drawing and editing are added by map_edit.js (WorkspaceMap); styles live in map_style.js.
+ * toApi()/fromApi() (map_coords.js), so nothing else in the page has to think about it.
+ * Drawing and editing are added by map_edit.js (WorkspaceMap); styles live in map_style.js, the CVAA
+ * layer's drawing in map_overlays.js.
  */
 
 import ol from "../lib/ol.js";
-import { overlaysAt } from "../lib/cvaa.js";
-import { ellipseRing, trajectoryAt } from "../lib/geom.js";
+import { trajectoryAt } from "../lib/geom.js";
+import * as C from "./map_coords.js";
+import * as O from "./map_overlays.js";
 import * as S from "./map_style.js";
 
 /** @typedef {import("../lib/types.js").Mark} Mark */
@@ -27,9 +29,6 @@ import * as S from "./map_style.js";
  * @property {(id: number|null) => void} [onSelect] a click selected a mark (or nothing)
  * @property {(note: string) => void} [onPlacement] the line about the cursor's keyframe placement changed
  */
-
-const flip = (/** @type {XY[]} */ pts, /** @type {number} */ h) => pts.map(([x, y]) => [x, h - y]);
-const r1 = (/** @type {number} */ v) => Math.round(v * 10) / 10;
 
 export class MapView {
   /** @param {HTMLElement} target @param {MapOptions} opts */
@@ -194,40 +193,14 @@ export class MapView {
   /** Position inside the map element of an API pixel. */
   pixelOf(x, y) { return this.map.getPixelFromCoordinate([x, this.h - y]); }
 
-  // ---- coordinate conversion -------------------------------------------------------------
-  /** OpenLayers geometry -> API geometry (pixels, y down, rounded to 0.1 px). An ellipse keeps
-   *  its parameters on the geometry ("ellipse": {center, radii, rotation} in API pixels).
+  // ---- coordinate conversion (map_coords.js) ---------------------------------------------
+  /** OpenLayers geometry -> API geometry (pixels, y down, rounded to 0.1 px).
    * @param {any} geom @returns {Geometry} */
-  toApi(geom) {
-    const ell = geom.get("ellipse");
-    if (ell) {
-      return { type: "Ellipse", center: ell.center.map(r1), radii: ell.radii.map(r1), rotation: Math.round(ell.rotation * 100) / 100 };
-    }
-    const pts = (/** @type {number[][]} */ list) => list.map(([x, y]) => [r1(x), r1(this.h - y)]);
-    if (geom.getType() === "Point") return { type: "Point", coordinates: pts([geom.getCoordinates()])[0] };
-    if (geom.getType() === "LineString") return { type: "LineString", coordinates: pts(geom.getCoordinates()) };
-    if (geom.getType() === "Polygon") return { type: "Polygon", coordinates: [pts(geom.getCoordinates()[0])] };
-    throw new Error("unsupported geometry " + geom.getType());
-  }
-
+  toApi(geom) { return C.toApi(this, geom); }
   /** API geometry -> OpenLayers geometry, or null for shapes this page does not draw. */
-  fromApi(kind, g) {
-    g = g || {};
-    if (kind === "point" && g.coordinates) return new ol.geom.Point(flip([g.coordinates], this.h)[0]);
-    if (kind === "polygon" && g.coordinates) return new ol.geom.Polygon([flip(g.coordinates[0], this.h)]);
-    if (kind === "polyline" && g.coordinates) return new ol.geom.LineString(flip(g.coordinates, this.h));
-    if (kind === "ellipse" && g.center && g.radii) return this.ellipseGeometry({ center: g.center, radii: g.radii, rotation: g.rotation || 0 });
-    return null;
-  }
-
+  fromApi(kind, g) { return C.fromApi(this, kind, g); }
   /** A polygon outline of an ellipse that remembers its parameters. */
-  ellipseGeometry(params, geom) {
-    const ring = flip(ellipseRing(params.center, params.radii, params.rotation), this.h);
-    geom = geom || new ol.geom.Polygon([ring]);
-    geom.setCoordinates([ring]);
-    geom.set("ellipse", { center: params.center.slice(), radii: params.radii.slice(), rotation: params.rotation });
-    return geom;
-  }
+  ellipseGeometry(params, geom) { return C.ellipseGeometry(this, params, geom); }
 
   // ---- marks -----------------------------------------------------------------------------
   setMark(mark) {
@@ -334,81 +307,19 @@ export class MapView {
     return [x, this.h - y];
   }
 
-  // ---- CVAA retrieval preview ------------------------------------------------------------
-  /** Previews and placements from the API (frames in time order, API pixels, each box with the
-   *  server's "shown") and the confidence under which a placement is not drawn; null or an empty list
-   *  draws nothing. @param {any} frames @param {number} minConfidence */
-  setCvaa(frames, minConfidence) {
-    this.cvaaFrames = Array.isArray(frames) && frames.length ? frames : null;
-    this.placementMinConfidence = minConfidence;
-    this.drawCvaaBox(this.time);
-  }
-
-  /** Draw the keyframe's predicted box and its placement for time t, and say where it is placed. */
-  drawCvaaBox(t) {
-    const shown = overlaysAt(this.cvaaFrames, t, this.placementMinConfidence);
-    this.drawOverlay("cvaa", shown.box);
-    this.drawOverlay("footprint", shown.footprint);
-    if (shown.note !== this.placementNote) {
-      this.placementNote = shown.note;
-      this.onPlacement(shown.note);
-    }
-  }
-
-  /** One labelled quadrilateral of the CVAA layer (removed when `overlay` is null).
-   *  @param {string} id @param {import("../lib/cvaa.js").Overlay|null} overlay */
-  drawOverlay(id, overlay) {
-    let f = this.cvaa.getFeatureById(id);
-    if (!overlay || overlay.quad.length < 4) { if (f) this.cvaa.removeFeature(f); return; }
-    const ring = flip(overlay.quad, this.h);
-    ring.push(ring[0]);
-    if (!f) {
-      f = new ol.Feature({ geometry: new ol.geom.Polygon([ring]) });
-      f.setId(id);
-      f.set("role", id);
-      this.cvaa.addFeature(f);
-    } else {
-      f.getGeometry().setCoordinates([ring]);
-    }
-    f.set("label", overlay.label);
-    f.set("source", overlay.source);
-  }
-
-  /** A drawn overlay ("cvaa" or "footprint") in API pixels with its label, or null. @param {string} id */
-  overlay(id) {
-    const f = this.cvaa.getFeatureById(id);
-    if (!f) return null;
-    const quad = f.getGeometry().getCoordinates()[0].slice(0, 4).map(([x, y]) => [x, this.h - y]);
-    return { quad, label: f.get("label"), source: f.get("source") };
-  }
-
-  /** Circles of a draft trajectory's uncertainty, one per vertex (API pixels; radius in pixels),
-   *  labelled with the placement source each was projected through; [] clears them.
-   *  red where the tracker doubts the vertex (check).
-   *  @param {{x: number, y: number, r: number, source: string, check?: boolean}[]} circles */
-  setUncertainty(circles) {
-    this.uncertainty.clear();
-    this.uncertainty.addFeatures(circles.filter((c) => c.r > 0).map((c) => {
-      const f = new ol.Feature({ geometry: new ol.geom.Circle([c.x, this.h - c.y], c.r) });
-      f.set("source", c.source);
-      f.set("check", Boolean(c.check));
-      return f;
-    }));
-  }
-
-  /** The uncertainty circles drawn now: [x, y, r, source, check] in API pixels. */
-  uncertaintyCircles() {
-    return this.uncertainty.getFeatures().map((f) => {
-      const [x, y] = f.getGeometry().getCenter();
-      return [x, this.h - y, f.getGeometry().getRadius(), f.get("source"), f.get("check")];
-    });
-  }
-
-  /** The CVAA box drawn now, in API pixels, or null. */
-  cvaaBox() {
-    const o = this.overlay("cvaa");
-    return o ? o.quad : null;
-  }
+  // ---- CVAA retrieval preview and uncertainty (map_overlays.js) --------------------------
+  /** @param {any} frames @param {number} minConfidence */
+  setCvaa(frames, minConfidence) { O.setCvaa(this, frames, minConfidence); }
+  /** @param {number} t */
+  drawCvaaBox(t) { O.drawCvaaBox(this, t); }
+  /** @param {string} id @param {import("../lib/cvaa.js").Overlay|null} overlay */
+  drawOverlay(id, overlay) { O.drawOverlay(this, id, overlay); }
+  /** @param {string} id */
+  overlay(id) { return O.overlay(this, id); }
+  /** @param {{x: number, y: number, r: number, source: string, check?: boolean}[]} circles */
+  setUncertainty(circles) { O.setUncertainty(this, circles); }
+  uncertaintyCircles() { return O.uncertaintyCircles(this); }
+  cvaaBox() { return O.cvaaBox(this); }
 
   /** True when `geom` (OpenLayers) lies inside the image. */
   inside(geom) { return ol.extent.containsExtent(this.extent, geom.getExtent()); }

@@ -4,7 +4,7 @@
  * Every edit changes the local copy at once and becomes a queue entry (one per mark: create,
  * update or delete, later edits merged in; queue.js). The queue is kept in localStorage on every
  * change and sent after ~500 ms of quiet, one request at a time, so a reload or a dropped
- * connection loses nothing: the entries are replayed from storage and retried with backoff.
+ * connection loses nothing: the entries are replayed from storage and retried with backoff (store_send.js).
  *
  * Optimistic concurrency: an update or delete carries the version the page held when the edit was
  * made (baseVersion). A 409 with {"current": mark} blocks that entry as a conflict until the person
@@ -15,8 +15,9 @@
 
 import { api as browserApi, getAll } from "../lib/api.js";
 import { uuid4 } from "../lib/uuid.js";
-import { enqueue, mergeEntry, nextToSend, rekey, requeue } from "./queue.js";
+import { enqueue, mergeEntry } from "./queue.js";
 import { saveStatus } from "./save_status.js";
+import { fail, flush, forked, refetch, send } from "./store_send.js";
 
 /** @typedef {import("../lib/types.js").Mark} Mark */
 /** @typedef {import("../lib/api.js").Api} Api */
@@ -25,7 +26,6 @@ import { saveStatus } from "./save_status.js";
 /** @typedef {import("./pending.js").PendingBox} PendingBox */
 
 const DEBOUNCE_MS = 500;
-const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 // A reloaded tab may start before the page it replaces has let go of its queue: look again soon,
 // then now and then for queues of tabs closed meanwhile.
 const ADOPT_AGAIN_MS = [3000, 60000];
@@ -276,66 +276,12 @@ export class MarkStore {
     this.status();
   }
 
-  /** Send queued entries one at a time, in order, until the queue is empty or one fails. */
-  async flush() {
-    clearTimeout(this.timer);
-    if (this.inflight) return;
-    const entry = nextToSend(this.queue);
-    if (!entry) { this.status(); return; }
-    this.queue.splice(this.queue.indexOf(entry), 1);
-    this.inflight = entry;
-    this.status();
-    try {
-      await this.send(entry);
-      this.inflight = null;
-      this.offline = false;
-      this.attempt = 0;
-      this.lastError = null;
-      this.savedOnce = true;
-      this.persist();
-      this.flush();
-    } catch (err) {
-      this.inflight = null;
-      this.fail(entry, /** @type {ApiError} */ (err));
-      this.persist();
-      this.status();
-    }
-  }
-
+  /** Send queued entries one at a time, in order, until the queue is empty or one fails (store_send.js). */
+  flush() { return flush(this); }
   /** @param {Entry} entry */
-  async send(entry) {
-    if (entry.op === "create") {
-      const mark = await this.api.post(this.marksUrl, entry.payload);
-      this.aliases.set(entry.key, mark.id);
-      this.marks.delete(entry.key);
-      rekey(this.queue, entry.key, mark);
-      this.emit("rekey", entry.key, mark.id);
-      this.showServer(mark);
-    } else if (entry.op === "update") {
-      const mark = await this.api.patch(this.markUrl(entry.key), { version: entry.baseVersion, ...entry.changes });
-      if (mark.id !== entry.key) { this.forked(entry.key, mark); return; }
-      for (const e of this.queue) if (e.key === entry.key && e.baseVersion === entry.baseVersion) e.baseVersion = mark.version;
-      this.showServer(mark);
-    } else {
-      await this.api.del(this.markUrl(entry.key) + "?version=" + entry.baseVersion);
-    }
-  }
-
-  /** Copy on write: the edit of a shared locked mark went to a copy (another id) that the author's
-   * drafts and rejected items moved to; the original stays as it was for the items that lock it.
-   * Later edits of the original follow the copy, the selection too ("rekey"), and the original is
-   * shown again as the server keeps it. @param {number} original @param {Mark} copy */
-  forked(original, copy) {
-    for (const e of this.queue) {
-      if (e.key !== original) continue;
-      e.key = copy.id;
-      e.baseVersion = copy.version;
-    }
-    this.emit("rekey", original, copy.id);
-    this.showServer(copy);
-    this.refetch(original);
-    this.emit("forked", original, copy.id);
-  }
+  send(entry) { return send(this, entry); }
+  /** @param {number} original @param {Mark} copy */
+  forked(original, copy) { forked(this, original, copy); }
 
   /** The server's mark, with edits still queued for it on top. @param {Mark} mark */
   showServer(mark) {
@@ -346,52 +292,9 @@ export class MarkStore {
   }
 
   /** @param {Entry} entry @param {ApiError} err */
-  fail(entry, err) {
-    const status = err.status || 0;
-    this.lastError = err.message;
-    if (status === 0 || status >= 500) {
-      // No answer, or the server is in trouble: keep the edit and try again later.
-      if (status === 0) this.offline = true;
-      requeue(this.queue, entry);
-      const delay = BACKOFF_MS[Math.min(this.attempt++, BACKOFF_MS.length - 1)];
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.flush(), delay);
-      return;
-    }
-    if (status === 409 && err.body && err.body.current) {
-      entry.blocked = "conflict";
-      entry.current = err.body.current;
-      requeue(this.queue, entry);
-      this.emit("conflict", entry.key);
-      return;
-    }
-    // A 400, or a new mark the server refuses (403 when the scene was unassigned meanwhile): the
-    // edit waits, blocked, for the person. A mark just drawn is never thrown away by an error; it
-    // goes only when the person deletes it.
-    if (status === 400 || (entry.op === "create" && entry.key < 0)) {
-      entry.blocked = "invalid";
-      entry.errors = status === 400 && err.body ? err.body : { detail: err.message };
-      requeue(this.queue, entry);
-      this.emit("invalid", entry.key, entry.errors);
-      if (status !== 400) this.emit("refused", entry.key, err);
-      return;
-    }
-    // 403, 404, or a 409 that is not a stale version (e.g. the mark is locked by an item in
-    // review): the edit cannot be applied; show the mark as the server has it.
-    this.emit("refused", entry.key, err);
-    this.refetch(entry.key);
-  }
-
+  fail(entry, err) { fail(this, entry, err); }
   /** @param {number} id */
-  async refetch(id) {
-    if (id < 0) { this.marks.delete(id); this.emit("remove", id); return; }
-    try {
-      this.marks.set(id, await this.api.get(this.markUrl(id)));
-      this.emit("change", id);
-    } catch (err) {
-      if (/** @type {ApiError} */ (err).status === 404) { this.marks.delete(id); this.emit("remove", id); }
-    }
-  }
+  refetch(id) { return refetch(this, id); }
 
   /** Report the save state (save_status.js) to the "status" handlers. */
   status() {
