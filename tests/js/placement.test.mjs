@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import {
-  LOW_CONFIDENCE, NOT_PLACED, isPlaced, placementLabel, placementView, uncertaintyText,
+  LOW_CONFIDENCE, NOT_PLACED, isPlaced, labelAnchor, placementLabel, placementView, spanAt, uncertaintyText,
 } from "../../static/js/lib/placement.js";
 
 const quad = [[0, 0], [10, 0], [10, 10], [0, 10]];
@@ -55,5 +55,50 @@ describe("isPlaced / placementView", () => {
     assert.equal(LOW_CONFIDENCE, "not placed (low confidence)");
     assert.deepEqual(placementView(null, true, 0.5), { overlay: null, note: NOT_PLACED });
     assert.deepEqual(placementView(null, false, 0.5), { overlay: null, note: "" });
+  });
+});
+
+describe("labelAnchor", () => {
+  // map coordinates, y up: a view 1000 wide and 600 high, 40 kept clear at the top and 50 at each side
+  const view = [0, 0, 1000, 600];
+  const inset = { top: 40, side: 50 };
+  const square = (x0, y0, x1, y1) => [[x0, y1], [x1, y1], [x1, y0], [x0, y0]];
+
+  it("keeps the middle of the top when it shows clear of the top band and the sides", () => {
+    assert.deepEqual(labelAnchor(square(200, 100, 400, 500), view, inset), [300, 500]);
+    // a rotated quad: the middle of its bounding box's top, as the label always sat
+    assert.deepEqual(labelAnchor([[300, 550], [500, 350], [300, 150], [100, 350]], view, inset), [300, 550]);
+  });
+
+  it("comes down below the top band when the quad's top is above the view or in the band", () => {
+    assert.deepEqual(labelAnchor(square(200, 100, 400, 900), view, inset), [300, 560]);
+    assert.deepEqual(labelAnchor(square(200, 100, 400, 580), view, inset), [300, 560]);
+  });
+
+  it("sits in the middle of a rotated quad's width at that height", () => {
+    // a diamond whose top vertex (300, 800) is hidden: at y 560 its outline runs from 60 to 540
+    const diamond = [[300, 800], [540, 560], [300, 320], [60, 560]];
+    assert.deepEqual(spanAt(diamond, 560), [60, 540]);
+    assert.deepEqual(labelAnchor(diamond, view, inset), [300, 560]);
+    const tilted = [[700, 900], [900, 700], [500, 300], [300, 500]];
+    const [x, y] = labelAnchor(tilted, view, inset);
+    assert.equal(y, 560);
+    const [a, b] = spanAt(tilted, 560);
+    assert.ok(x > a && x < b && x === (a + b) / 2);
+  });
+
+  it("stops at the quad's lowest vertex when all of it lies in the top band", () => {
+    assert.deepEqual(labelAnchor(square(200, 570, 400, 700), view, inset), [300, 570]);
+  });
+
+  it("keeps x away from the sides where the quad reaches that far in", () => {
+    assert.deepEqual(labelAnchor(square(-600, 100, 100, 500), view, inset), [50, 500]);
+    assert.deepEqual(labelAnchor(square(950, 100, 1500, 900), view, inset), [950, 560]);  // not past its own edge
+    assert.deepEqual(labelAnchor(square(-600, 100, 1600, 900), view, inset), [500, 560]);
+  });
+
+  it("leaves a quad wholly out of view at its top middle", () => {
+    assert.deepEqual(labelAnchor(square(200, 700, 400, 900), view, inset), [300, 900]);
+    assert.deepEqual(labelAnchor(square(-400, 100, -200, 300), view, inset), [-300, 300]);
   });
 });

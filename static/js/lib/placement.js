@@ -1,7 +1,8 @@
 // @ts-check
 /* A keyframe's stored placement on the map, pure logic: its label (source and expected corner error),
  * whether it is drawn (its confidence reaches the threshold) and the line said when it is not. The
- * data is the `footprint` of each frame of GET api-scene-cvaa-previews (annotator KeyframePlacement). */
+ * data is the `footprint` of each frame of GET api-scene-cvaa-previews (annotator KeyframePlacement).
+ * Also where a drawn quad's label goes so that it stays in view (labelAnchor, map coordinates). */
 
 /** @typedef {import("./types.js").XY} XY */
 
@@ -72,4 +73,43 @@ export function placementView(p, hasFrame, minConfidence) {
   const err = uncertaintyText(p);
   const note = `${p.label}${err ? " · " + err : ""} · confidence ${p.confidence.toFixed(2)}`;
   return { overlay: { quad: p.quad, label: placementLabel(p), source: p.source }, note };
+}
+
+/** The lowest and highest x of a quad's outline at height y (y within the quad's heights).
+ * @param {XY[]} quad @param {number} y @returns {[number, number]} */
+export function spanAt(quad, y) {
+  const xs = [];
+  quad.forEach((p, i) => {
+    const q = quad[(i + 1) % quad.length];
+    if (y < Math.min(p[1], q[1]) || y > Math.max(p[1], q[1])) return;
+    if (p[1] === q[1]) xs.push(p[0], q[0]);
+    else xs.push(p[0] + ((y - p[1]) * (q[0] - p[0])) / (q[1] - p[1]));
+  });
+  return [Math.min(...xs), Math.max(...xs)];
+}
+
+/** Where the label of a drawn quad is anchored, in the map's coordinates (OpenLayers: y UP): the middle
+ * of its top as long as that is in the view away from its edges, so a label is never cut by the top of
+ * the map (the toolbar sits right above it; the zoom buttons and the recording banner float in its top
+ * band) or by a side. When the top is hidden the anchor comes down to the top of what shows, not lower
+ * than the quad's lowest vertex, in the middle of the quad's width there; x stays away from the sides
+ * where the quad allows. A quad wholly out of view keeps its top middle: nothing of it is seen.
+ * @param {XY[]} quad the corners in map coordinates
+ * @param {number[]} visible the view's extent [minX, minY, maxX, maxY]
+ * @param {{top: number, side: number}} inset the band kept clear at the top and at each side, in map units
+ * @returns {XY} */
+export function labelAnchor(quad, visible, inset) {
+  const xs = quad.map((p) => p[0]);
+  const ys = quad.map((p) => p[1]);
+  const [qx0, qx1, qy0, qy1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const [vx0, vy0, vx1, vy1] = visible;
+  const mid = (qx0 + qx1) / 2;
+  if (qx1 < vx0 || qx0 > vx1 || qy1 < vy0 || qy0 > vy1) return [mid, qy1];
+  const y = Math.max(qy0, Math.min(qy1, vy1 - inset.top));
+  // Lowered: the middle of the quad at that height (its bounding box's middle may lie outside it).
+  const [a, b] = y < qy1 ? spanAt(quad, y) : [qx0, qx1];
+  const x = y < qy1 ? (a + b) / 2 : mid;
+  const lo = Math.max(a, vx0 + inset.side);
+  const hi = Math.min(b, vx1 - inset.side);
+  return [lo <= hi ? Math.min(hi, Math.max(lo, x)) : x, y];
 }

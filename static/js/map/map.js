@@ -64,7 +64,7 @@ export class MapView {
      * @type {import("../lib/cvaa.js").CvaaFrame[]|null} */
     this.cvaaFrames = null;
     this.placementMinConfidence = 0;
-    this.cvaaLayer = new ol.layer.Vector({ source: this.cvaa, style: S.cvaa });
+    this.cvaaLayer = new ol.layer.Vector({ source: this.cvaa, style: (f) => S.cvaa(this, f) });
     /** A draft trajectory's per-vertex uncertainty (assisted tracking). */
     this.uncertainty = new ol.source.Vector();
     this.uncertaintyLayer = new ol.layer.Vector({ source: this.uncertainty, style: S.uncertainty });
@@ -139,6 +139,9 @@ export class MapView {
       const hit = this.map.hasFeatureAtPixel(ev.pixel, { layerFilter: (l) => l === this.marksLayer || l === this.handlesLayer });
       this.map.getTargetElement().style.cursor = hit && this.tool === "none" ? "pointer" : "";
     });
+    // The CVAA labels follow the view (kept inside it, map_style.js labelAt): OpenLayers reuses a
+    // layer's drawing for a small pan, so ask for it again once the view settles.
+    this.map.on("moveend", () => this.cvaaLayer.changed());
   }
 
   /** The tile pyramid when the media pipeline built one (large images open at once), else the

@@ -4,6 +4,7 @@
  * trajectory dots, the drawing sketch, ellipse handles and the CVAA box. */
 
 import ol from "../lib/ol.js";
+import { labelAnchor } from "../lib/placement.js";
 
 /** @typedef {import("./map.js").MapView} MapView */
 /** @typedef {import("../lib/types.js").Mark} Mark */
@@ -135,11 +136,31 @@ export function handle(feature) {
   return new ol.style.Style({ image: shape, zIndex: 20 });
 }
 
+/** Screen pixels kept clear for a CVAA label's anchor: at the top the band where the zoom buttons and
+ * the recording banner float (8 px + a 28 px banner) and a line of text, as the box's label is drawn
+ * above its anchor; at the sides about half a label (they are centred on it) beside the zoom and fit
+ * buttons down the left edge (8 px + 26 px). */
+const LABEL_TOP_PX = 56;
+const LABEL_SIDE_PX = 130;
+
+/** The anchor of a CVAA quad's label: its top middle while that shows, else lowered into view
+ *  (lib/placement.js labelAnchor). @param {MapView} map @param {any} feature */
+function labelAt(map, feature) {
+  const view = map.map.getView();
+  const size = map.map.getSize();
+  const res = view.getResolution();
+  if (!size || !res) return topCenter(feature);
+  const quad = feature.getGeometry().getCoordinates()[0].slice(0, 4);
+  const inset = { top: LABEL_TOP_PX * res, side: LABEL_SIDE_PX * res };
+  return new ol.geom.Point(labelAnchor(quad, view.calculateExtent(size), inset));
+}
+
 /** The CVAA layer: the predicted box (dashed cyan) and the footprint from the best known source
  *  (solid orange), each labelled (its source, and the box's score) at its top edge: the box's label
- *  above the edge and the footprint's below it, so the two stay readable when they coincide.
- *  @param {any} feature */
-export function cvaa(feature) {
+ *  above the edge and the footprint's below it, so the two stay readable when they coincide. Where the
+ *  top edge is out of view or in the map's top band, the label comes down into view (labelAt).
+ *  @param {MapView} map @param {any} feature */
+export function cvaa(map, feature) {
   const isBox = feature.get("role") === "cvaa";
   const color = isBox ? "#00b3ff" : ORANGE;
   return [
@@ -148,7 +169,7 @@ export function cvaa(feature) {
       fill: new ol.style.Fill({ color: rgba(color, 0.06) }),
     }),
     new ol.style.Style({
-      geometry: topCenter,
+      geometry: labelAt(map, feature),
       text: new ol.style.Text({
         text: feature.get("label") || "", font: "600 12px system-ui, sans-serif", overflow: true,
         textBaseline: isBox ? "bottom" : "top", offsetY: isBox ? -4 : 4,
