@@ -42,7 +42,16 @@ import cv2
 import numpy as np
 
 from .footprints import frame_corners, quad_area
-from .matching import flann_index, mutual_matches, sift_features
+from .matching import (
+    FRAME_FEATURES,
+    FRAME_SIDE,
+    Features,
+    FrameFeatures,
+    describe_frame,
+    flann_index,
+    mutual_matches,
+    sift_features,
+)
 from .placement import MATCHING, Placement
 from .views import as_rgb8
 
@@ -236,8 +245,8 @@ class GeometricLocator:
         *,
         scales: Sequence[float] = (1.0, 0.5, 0.25),
         max_features: int = 8000,
-        frame_side: int = 960,
-        frame_features: int = 3000,
+        frame_side: int = FRAME_SIDE,
+        frame_features: int = FRAME_FEATURES,
         ratio: float = 0.85,
         min_inliers: int = MIN_INLIERS,
         tilts: Sequence[float] = (45.0, 60.0),
@@ -256,31 +265,29 @@ class GeometricLocator:
         ]
         self.indexes = [flann_index(f.descriptors) if len(f.descriptors) >= 2 else None for _, f in self.levels]
 
-    def locate(self, frame_rgb: np.ndarray, *, near: np.ndarray | None = None) -> Placement | None:
+    def locate(
+        self, frame_rgb: np.ndarray, *, near: np.ndarray | None = None, features: FrameFeatures | None = None
+    ) -> Placement | None:
         """The frame's placement on the map (source "matching"), or None when no scale gives a verified
         homography. `near`: a (4, 2) quad the frame is expected around; only map features in a square twice
-        its size around its centre are matched (faster, and fewer look-alikes elsewhere)."""
+        its size around its centre are matched (faster, and fewer look-alikes elsewhere). `features`: the
+        frame's own, described already (describe_frame at this locator's frame_side and frame_features, e.g.
+        from a FrameFeatureCache that chaining shares); otherwise they are described here, once for every
+        pass."""
         frame = as_rgb8(frame_rgb)
         fh, fw = frame.shape[:2]
+        if features is None:
+            features = describe_frame(frame, side=self.frame_side, max_features=self.frame_features)
+        elif not features.described_as(self.frame_side, self.frame_features) or features.size != (fw, fh):
+            raise ValueError("features described at other settings or of another frame")
         reasons: list[str] = []
-        best = self._match(frame, near, reasons)
+        best = self._match(features.features, (fw, fh), near, reasons)
         extra: dict[str, Any] = {}
         if best is None:  # scarce matches: the approximate search may have missed the few true ones
-            best = self._match(frame, near, reasons, exact=True)
+            best = self._match(features.features, (fw, fh), near, reasons, exact=True)
             extra = {"exact_search": True} if best is not None else {}
         if best is None:
-            for tilt in self.tilts:
-                rectifier = oblique_rectifier(fw, fh, tilt, self.assumed_hfov_deg, side=self.frame_side)
-                if rectifier is None:
-                    continue
-                to_frame, size = rectifier
-                rectified = self._match(warp_view(frame, to_frame, size), near, reasons)
-                if rectified is None:
-                    continue
-                back = _through(rectified[0], to_frame, (fw, fh))
-                if back is not None:
-                    best, extra = (back, rectified[1], rectified[2]), {"tilt_hypothesis": tilt}
-                    break
+            best, extra = self._tilted(frame, near, reasons)
         if best is None:
             return None
         found, confidence, scale = best
@@ -294,13 +301,38 @@ class GeometricLocator:
             details={**found.numbers(), "scale": scale, **extra, "refused": reasons},
         )
 
-    def _match(
-        self, frame: np.ndarray, near: np.ndarray | None, reasons: list[str], *, exact: bool = False
-    ) -> tuple[Verified, float, float] | None:
-        """The best verified homography over the map's scales (by confidence), with its scale."""
+    def _tilted(
+        self, frame: np.ndarray, near: np.ndarray | None, reasons: list[str]
+    ) -> tuple[tuple[Verified, float, float] | None, dict[str, Any]]:
+        """The first tilt hypothesis under which the rectified frame verifies, mapped back to the frame."""
         fh, fw = frame.shape[:2]
-        shrink = min(1.0, self.frame_side / max(fw, fh))
-        own = sift_features(frame, scale=shrink, max_features=self.frame_features)
+        for tilt in self.tilts:
+            rectifier = oblique_rectifier(fw, fh, tilt, self.assumed_hfov_deg, side=self.frame_side)
+            if rectifier is None:
+                continue
+            to_frame, size = rectifier
+            view = warp_view(frame, to_frame, size)
+            own = describe_frame(view, side=self.frame_side, max_features=self.frame_features).features
+            rectified = self._match(own, size, near, reasons)
+            if rectified is None:
+                continue
+            back = _through(rectified[0], to_frame, (fw, fh))
+            if back is not None:
+                return (back, rectified[1], rectified[2]), {"tilt_hypothesis": tilt}
+        return None, {}
+
+    def _match(
+        self,
+        own: Features,
+        frame_size: tuple[int, int],
+        near: np.ndarray | None,
+        reasons: list[str],
+        *,
+        exact: bool = False,
+    ) -> tuple[Verified, float, float] | None:
+        """The best verified homography of the frame's features `own` over the map's scales (by confidence),
+        with its scale."""
+        fw, fh = frame_size
         best: tuple[Verified, float, float] | None = None
         for (scale, sat), index in zip(self.levels, self.indexes, strict=True):
             keep = _near_mask(sat.points, near) if near is not None else None

@@ -23,12 +23,9 @@ import numpy as np
 
 from .footprints import frame_corners, quad_area
 from .geometry import GeometricLocator, degenerate_reason, matching_confidence, project, verify
-from .matching import Features, mutual_matches, sift_features
+from .matching import FrameFeatureCache, FrameFeatures, describe_frame, mutual_matches
 from .placement import CHAINING, MATCHING, Placement
-from .views import as_rgb8
 
-FRAME_SIDE = 960  # frames are described at this longest side for tracking
-FRAME_FEATURES = 3000
 # Where matching and chaining disagree by more than this share of the footprint's size (or 3 sigma of
 # their combined uncertainty, if larger), the chain has drifted or the match is wrong: flagged.
 DRIFT_FRACTION = 0.05
@@ -38,22 +35,16 @@ STEP_INLIERS = 15  # a frame-to-frame step needs more inliers than a map match: 
 REFERENCE_INLIERS = 100
 
 
-def _features(frame: np.ndarray) -> tuple[Features, tuple[int, int]]:
-    image = as_rgb8(frame)
-    height, width = image.shape[:2]
-    shrink = min(1.0, FRAME_SIDE / max(width, height))
-    return sift_features(image, scale=shrink, max_features=FRAME_FEATURES), (width, height)
-
-
-def _step(a: Features, b: Features, b_size: tuple[int, int], a_size: tuple[int, int]) -> tuple[np.ndarray, dict] | None:
+def _step(fa: FrameFeatures, fb: FrameFeatures) -> tuple[np.ndarray, dict] | None:
+    a, b = fa.features, fb.features
     pairs = mutual_matches(b.descriptors, a.descriptors, ratio=0.85)
     if not len(pairs):
         return None
     # Consecutive frames differ little: allow more stretch than a map match (the view may tilt), but
     # the tolerance is tight, 2 px at the described scale.
-    shrink = min(1.0, FRAME_SIDE / max(a_size))
+    shrink = min(1.0, fa.side / max(fa.size))
     found, _ = verify(
-        b.points[pairs[:, 0]], a.points[pairs[:, 1]], b_size, threshold_px=2.0 / shrink, min_inliers=STEP_INLIERS
+        b.points[pairs[:, 0]], a.points[pairs[:, 1]], fb.size, threshold_px=2.0 / shrink, min_inliers=STEP_INLIERS
     )
     if found is None:
         return None
@@ -66,9 +57,7 @@ def _step(a: Features, b: Features, b_size: tuple[int, int], a_size: tuple[int, 
 def frame_to_frame(a_rgb: np.ndarray, b_rgb: np.ndarray) -> tuple[np.ndarray, dict] | None:
     """The verified homography mapping frame b's pixels to frame a's, with its numbers (inliers,
     inlier_ratio, reproj_px, uncertainty_px in a's pixels, confidence), or None when none holds."""
-    fa, size_a = _features(a_rgb)
-    fb, size_b = _features(b_rgb)
-    return _step(fa, fb, size_b, size_a)
+    return _step(describe_frame(a_rgb), describe_frame(b_rgb))
 
 
 def _homography_of(placement: Placement) -> np.ndarray:
@@ -101,7 +90,7 @@ class _Ref:
 
 
 class _Chainer:
-    """The state of one chaining run over a video (features cached per frame)."""
+    """The state of one chaining run over a video (features described once per frame, in `features`)."""
 
     def __init__(
         self,
@@ -109,15 +98,10 @@ class _Chainer:
         locator: GeometricLocator | None,
         reanchor_every: int,
         matches: Mapping[int, Placement | None],
+        features: FrameFeatureCache,
     ) -> None:
         self.frames, self.locator, self.reanchor_every = frames, locator, max(1, reanchor_every)
-        self.matches = matches
-        self.cache: dict[int, tuple[Features, tuple[int, int]]] = {}
-
-    def features(self, index: int) -> tuple[Features, tuple[int, int]]:
-        if index not in self.cache:
-            self.cache[index] = _features(self.frames[index])
-        return self.cache[index]
+        self.matches, self.features = matches, features
 
     def run(
         self, start: int, anchor: Placement, targets: list[int], out: list[Placement | None], *, check: bool = True
@@ -142,7 +126,7 @@ class _Chainer:
                 return  # the chain breaks here; frames past it stay unplaced rather than invented
             last_inliers = step[1]["inliers"]
             h_step, numbers = step
-            size_a, size_b = self.features(ref.index)[1], self.features(index)[1]
+            size_a, size_b = self.features[ref.index].size, self.features[index].size
             homography = ref.homography @ h_step
             homography = homography / homography[2, 2]
             if degenerate_reason(homography, size_b, frame_corners(*size_b)):
@@ -188,9 +172,7 @@ class _Chainer:
         return _Ref(index, np.asarray(placed.homography, float), placed.confidence, placed.uncertainty_px, steps)
 
     def _step_from(self, reference: int, index: int) -> tuple[np.ndarray, dict] | None:
-        fa, size_a = self.features(reference)
-        fb, size_b = self.features(index)
-        return _step(fa, fb, size_b, size_a)
+        return _step(self.features[reference], self.features[index])
 
     def _check(
         self, index: int, chained: Placement, run_placed: list[int], out: list[Placement | None]
@@ -204,7 +186,9 @@ class _Chainer:
         if index in self.matches:
             matched = self.matches[index]
         else:
-            matched = self.locator.locate(self.frames[index], near=chained.quad)
+            own = self.features[index]
+            shared = own.described_as(self.locator.frame_side, self.locator.frame_features)
+            matched = self.locator.locate(self.frames[index], near=chained.quad, features=own if shared else None)
         if matched is None or matched.confidence < REANCHOR_CONFIDENCE:
             return None
         gap = _disagreement(chained.quad, matched.quad)
@@ -249,6 +233,7 @@ def chain(
     locator: GeometricLocator | None = None,
     reanchor_every: int = 5,
     matches: Mapping[int, Placement | None] | None = None,
+    features: FrameFeatureCache | None = None,
 ) -> list[Placement | None]:
     """One placement (or None) per frame. Anchors are kept as given; every other frame is reached from its nearest
     anchor (the earlier one on a tie) by chaining frame-to-frame homographies forward or backward (source
@@ -261,7 +246,9 @@ def chain(
     (details["rechained_after_drift"]; one the walk cannot reach keeps its drifted placement with details["drift"]
     True and its confidence halved). `matches`: what the caller's own matching with this locator found per frame
     (None where it found nothing); a check takes it instead of matching the frame again, so each frame is matched
-    at most once. A frame no chain reaches is None."""
+    at most once. `features`: a FrameFeatureCache over the same `frames` that the caller's matching filled
+    (GeometricLocator.locate(features=...)), so no frame is described twice; without one, each frame is
+    described here once. A frame no chain reaches is None."""
     n = len(frames)
     out: list[Placement | None] = [None] * n
     keys = sorted(i for i in anchors if 0 <= i < n)
@@ -269,7 +256,11 @@ def chain(
         out[i] = anchors[i]
     if not keys:
         return out
-    chainer = _Chainer(frames, locator, reanchor_every, matches or {})
+    if features is None:
+        features = FrameFeatureCache(frames)
+    elif len(features) != n:
+        raise ValueError("features describe other frames")
+    chainer = _Chainer(frames, locator, reanchor_every, matches or {}, features)
     for k, i in enumerate(keys):
         before = keys[k - 1] if k > 0 else None
         after = keys[k + 1] if k + 1 < len(keys) else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -19,8 +20,10 @@ from media_tools.cvaa import (
     load_rgb,
     quad_bbox,
 )
+from media_tools.cvaa import matching as matching_module
 from media_tools.cvaa.footprints import frame_corners
-from media_tools.cvaa.geometry import degenerate_reason, is_convex_view, project, verify
+from media_tools.cvaa.geometry import degenerate_reason, is_convex_view, oblique_rectifier, project, verify
+from media_tools.cvaa.matching import describe_frame
 from media_tools.geo import georef_from_geotiff
 
 BRIGHTON = "brighton_beach"
@@ -103,6 +106,55 @@ def test_a_frame_from_another_place_is_refused(testdata: Path, brighton_locator:
         placed = brighton_locator.locate(frame)
         # then nothing is placed, or only with a confidence near 0
         assert placed is None or placed.confidence < 0.05
+
+
+def _counting_descriptions(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, ...]]:
+    shapes: list[tuple[int, ...]] = []
+    real = matching_module.sift_features
+
+    def counted(image: np.ndarray, **kw: Any) -> Any:
+        shapes.append(image.shape)
+        return real(image, **kw)
+
+    monkeypatch.setattr(matching_module, "sift_features", counted)
+    return shapes
+
+
+def test_a_refused_frame_is_described_once_and_once_per_tilt(
+    testdata: Path, brighton_locator: GeometricLocator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a frame of another place: the approximate search, the exact one and both tilts all fail
+    frame = cv2.resize(load_rgb(testdata / "satellite/spacenet6_rotterdam_rgb8_1m_derived.tif"), (600, 600))
+    described = _counting_descriptions(monkeypatch)
+
+    placed = brighton_locator.locate(frame)
+
+    # then the frame was described once for both searches, and each tilt's rectified view once (a tilt whose
+    # view would reach the horizon is not tried)
+    assert placed is None
+    assert described.count(frame.shape) == 1
+    tilts = [t for t in brighton_locator.tilts if oblique_rectifier(600, 600, t, 70.0, side=960) is not None]
+    assert tilts and len(described) == 1 + len(tilts)
+
+
+def test_given_features_place_the_frame_as_described_ones_do_without_describing_it(
+    brighton_map: np.ndarray, brighton_locator: GeometricLocator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    truth = _true_homography(30, 1.0, (700, 500), 0.0)
+    frame = _view(brighton_map, truth, (640, 360))
+    own = describe_frame(frame)
+    plain = brighton_locator.locate(frame)
+    described = _counting_descriptions(monkeypatch)
+
+    given = brighton_locator.locate(frame, features=own)
+
+    assert described == []
+    assert plain is not None and given is not None
+    assert np.allclose(given.quad, plain.quad) and given.details == plain.details
+    with pytest.raises(ValueError, match="other settings"):
+        brighton_locator.locate(frame, features=describe_frame(frame, side=480))
+    with pytest.raises(ValueError, match="another frame"):
+        brighton_locator.locate(frame[:200], features=own)
 
 
 def test_a_folding_or_mirrored_homography_is_not_a_view() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from media_tools.cvaa import load_rgb
-from media_tools.cvaa.matching import flann_index, mutual_matches, root_sift, sift_features
+from media_tools.cvaa.matching import flann_index, mutual_matches, nearest_neighbours, root_sift, sift_features
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +63,19 @@ def test_matches_through_a_flann_index_are_mutual_and_nearly_all_the_exact_ones(
     d = _distances(a, b)
     assert all(int(np.argmin(d[:, j])) == i for i, j in got)
     assert len(got & exact) >= 0.8 * len(exact)
+
+
+def test_nearest_neighbours_are_the_exact_two_nearest_by_distance(two_views: tuple[np.ndarray, np.ndarray]) -> None:
+    a, b = two_views
+    d = _distances(a, b)
+
+    indices, distances = nearest_neighbours(a, b, k=2)
+
+    order = np.argsort(d, axis=1)[:, :2]
+    assert (indices == order).mean() > 0.999  # the rest are exact ties
+    assert np.allclose(distances, np.take_along_axis(d, order, axis=1), atol=1e-6)
+    one, _ = nearest_neighbours(b[:5], a, k=1)
+    assert one[:, 0].tolist() == np.argmin(d[:, :5], axis=0).tolist()
 
 
 def test_too_few_descriptors_match_nothing() -> None:

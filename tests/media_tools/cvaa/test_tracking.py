@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
 from media_tools.cvaa import GeometricLocator, Placement, chain, frame_to_frame, load_rgb
+from media_tools.cvaa import matching as matching_module
 from media_tools.cvaa.footprints import frame_corners
 from media_tools.cvaa.geometry import project
+from media_tools.cvaa.matching import FrameFeatureCache
 
 SIZE = (480, 320)
 
@@ -141,9 +144,9 @@ class _CountingLocator(GeometricLocator):
 
     calls = 0
 
-    def locate(self, frame_rgb: np.ndarray, *, near: np.ndarray | None = None) -> Placement | None:
+    def locate(self, frame_rgb: np.ndarray, **kw: Any) -> Placement | None:
         self.calls += 1
-        return super().locate(frame_rgb, near=near)
+        return super().locate(frame_rgb, **kw)
 
 
 def test_a_check_takes_the_callers_match_instead_of_matching_again(ground: np.ndarray) -> None:
@@ -168,3 +171,57 @@ def test_a_check_takes_the_callers_match_instead_of_matching_again(ground: np.nd
     assert placed[6] is not None and placed[6].source == "chaining" and placed[6].details["from"] == 3
     for i in (1, 2, 3, 4, 5, 6, 7):
         assert _corner_error(placed[i], shift @ truths[i]) < 3.0, i  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def described(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, ...]]:
+    """The shapes of the images described (sift_features, the one describing function), in order."""
+    shapes: list[tuple[int, ...]] = []
+    real = matching_module.sift_features
+
+    def counted(image: np.ndarray, **kw: Any) -> Any:
+        shapes.append(image.shape)
+        return real(image, **kw)
+
+    monkeypatch.setattr(matching_module, "sift_features", counted)
+    return shapes
+
+
+def test_chaining_with_the_features_matching_described_describes_nothing_again(
+    ground: np.ndarray, described: list[tuple[int, ...]]
+) -> None:
+    # given a pan whose every frame was described once for matching (a cache the caller filled)
+    truths = _pan(6)
+    frames = _frames(ground, truths)
+    plain = chain(frames, {0: _anchor(truths[0])})
+    cache = FrameFeatureCache(frames)
+    for i in range(len(frames)):
+        cache[i]
+    described.clear()
+
+    # when the pan is chained with those features
+    shared = chain(frames, {0: _anchor(truths[0])}, features=cache)
+
+    # then no frame is described again, and every placement is the one chaining alone finds
+    assert described == []
+    for p, q in zip(plain, shared, strict=True):
+        assert p is not None and q is not None
+        assert q.source == p.source and q.details == p.details
+        assert np.allclose(q.homography, p.homography)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="other frames"):
+        chain(frames[:3], {0: _anchor(truths[0])}, features=cache)
+
+
+def test_a_frame_checked_on_the_map_is_described_once(ground: np.ndarray, described: list[tuple[int, ...]]) -> None:
+    # given a pan re-anchored on the map every 3 steps (the check matches frames 3 and 6 on the map)
+    truths = _pan(8)
+    frames = _frames(ground, truths)
+    locator = _CountingLocator(ground[300:900, 300:1200], scales=(1.0,))
+    shift = np.array([[1, 0, -300], [0, 1, -300], [0, 0, 1]], float)
+    described.clear()
+
+    placed = chain(frames, {0: _anchor(shift @ truths[0])}, locator=locator, reanchor_every=3)
+
+    # then the checks matched frames on the map with the features chaining described: one description a frame
+    assert locator.calls == 2 and placed[3] is not None and placed[3].details.get("reanchored")
+    assert described == [frames[0].shape] * len(frames)
