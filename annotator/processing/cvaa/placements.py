@@ -230,19 +230,32 @@ def _geometric(
     """(matching, chaining) placements by keyframe position: every keyframe an anchor does not place
     located on the map once, then chained through the video from every one that an anchor or matching
     placed. Chaining's re-anchoring checks reuse these matches (each keyframe is matched at most once
-    on the image), and an anchored keyframe is not matched at all: the anchor is exact and wins."""
+    on the image), and an anchored keyframe is not matched at all: the anchor is exact and wins. Each
+    keyframe's features are described once, shared by matching and chaining (FrameFeatureCache)."""
+    from media_tools.cvaa.matching import FrameFeatureCache
     from media_tools.cvaa.tracking import chain
 
+    features = FrameFeatureCache(frames, side=locator.frame_side, max_features=locator.frame_features)
     tried: dict[int, Placement | None] = {}
-    for i in range(len(frames)):
+    n = len(frames)
+
+    def seed(k: int) -> bool:  # placed before chaining: by an anchor or by matching (or past either end)
+        return not 0 <= k < n or k in anchors or tried.get(k) is not None
+
+    for i in range(n):
         if i not in anchors:
-            tried[i] = locator.locate(frames[i])
-        report(0.7 * (i + 1) / max(1, len(frames)))
+            tried[i] = locator.locate(frames[i], features=features[i])
+        # Chaining walks from a seed only into unplaced neighbours, so a seed between seeds needs no features
+        # kept: a long, well-matched video does not hold every keyframe's.
+        for j in (i - 1, i) if i == n - 1 else (i - 1,):
+            if seed(j - 1) and seed(j) and seed(j + 1):
+                features.forget(j)
+        report(0.7 * (i + 1) / max(1, n))
     matched = {i: p for i, p in tried.items() if p is not None}
     seeds = {**matched, **anchors}
     chained: dict[int, Placement] = {}
     if seeds:
-        for i, p in enumerate(chain(frames, seeds, locator=locator, matches=tried)):
+        for i, p in enumerate(chain(frames, seeds, locator=locator, matches=tried, features=features)):
             if p is not None and i not in seeds:
                 chained[i] = p
     report(1.0)

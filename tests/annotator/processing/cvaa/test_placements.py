@@ -4,6 +4,7 @@ one row per keyframe and image replacing the scene's old ones at once, and a fai
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,11 +16,12 @@ from annotator.models import KeyframePlacement, TelemetrySample, TelemetryTrack
 from annotator.processing.cvaa.footprints import frame_footprint_record
 from annotator.processing.cvaa.placements import placement_best, placements_build
 from media_tools import MediaError
+from media_tools.cvaa import matching
 from media_tools.cvaa.geometry import GeometricLocator
 from media_tools.cvaa.placement import Placement
-from media_tools.geo import GeoReference
-from tests.annotator.processing.cvaa.conftest import CROPS
-from tests.factories import KeyframePlacementFactory, SceneFactory
+from media_tools.geo import GeoReference, georef_from_geotiff
+from tests.annotator.processing.cvaa.conftest import CROPS, ROTTERDAM, jpeg
+from tests.factories import KeyframeFactory, KeyframePlacementFactory, SatelliteImageFactory, SceneFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -245,3 +247,49 @@ def test_the_error_in_metres_adds_the_maps_own_georeference_error_where_it_is_kn
     row = KeyframePlacement.objects.get(keyframe__index=1)
     assert row.details["map_error_m"] == 2.0
     assert row.uncertainty_m == pytest.approx(np.hypot(row.uncertainty_px, 2.0), abs=0.01)
+
+
+PAN = [(40 + 12 * k, 60, 200 + 12 * k, 180) for k in range(4)]  # 160 x 120 crops panning east by 12 px
+
+
+def test_matching_and_chaining_share_one_description_per_keyframe(
+    testdata: Path, rotterdam: np.ndarray, monkeypatch
+) -> None:
+    # given a scene whose keyframes pan across the Rotterdam map, where matching places keyframe 0 only
+    path = testdata / ROTTERDAM
+    image = SatelliteImageFactory(
+        original_name="rotterdam.tif", width=300, height=300, content=path.read_bytes(),
+        georef=georef_from_geotiff(path).to_dict(),
+    )  # fmt: skip
+    scene = SceneFactory(satellite_images=[image])
+    for i, (x1, y1, x2, y2) in enumerate(PAN):
+        pixels = ContentFile(jpeg(rotterdam[y1:y2, x1:x2]))
+        name = default_storage.save(f"keyframes/v{scene.video_id}/{i:06d}.jpg", pixels)
+        KeyframeFactory(video=scene.video, index=i, time_s=float(i), image=name)
+    found: list[Placement | None] = []
+    locate, describe = GeometricLocator.locate, matching.sift_features
+    described: list[tuple[int, ...]] = []
+
+    def first_only(self: GeometricLocator, frame_rgb: np.ndarray, **kw: Any) -> Any:
+        found.append(locate(self, frame_rgb, **kw))  # the real work, on the features the job describes
+        return found[-1] if len(found) == 1 else None
+
+    def counted(pixels: np.ndarray, **kw: Any) -> Any:
+        described.append(pixels.shape)
+        return describe(pixels, **kw)
+
+    monkeypatch.setattr(GeometricLocator, "locate", first_only)
+    monkeypatch.setattr(matching, "sift_features", counted)
+
+    # when the scene's keyframes are placed
+    placements_build(scene=scene)
+
+    # then chaining carries keyframe 0's match to the others, where the crops were cut
+    rows = {r.keyframe.index: r for r in KeyframePlacement.objects.select_related("keyframe")}
+    assert rows[0].source == "matching" and found[0] is not None
+    for i in (1, 2, 3):
+        assert rows[i].source == "chaining", (i, rows[i].source)
+        x1, y1, x2, y2 = PAN[i]
+        assert np.mean(rows[i].quad, axis=0) == pytest.approx([(x1 + x2) / 2, (y1 + y2) / 2], abs=4)
+    # and each keyframe was described once, for matching and chaining together
+    assert described.count((120, 160, 3)) == len(PAN)
