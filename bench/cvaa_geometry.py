@@ -5,8 +5,10 @@ and carrying a placement one frame on by chaining (tracking.chain), against the 
 Scenes: the Saro clip (30 frames, 1920 x 1080, on the 2217 x 1871 orthophoto made from its first frame)
 and the 18 Brighton photos (1280 x 720, on the 1865 x 1085 orthomosaic). Printed per scene: the map's
 feature extraction (once per map), geometry per frame (median and slowest), chaining per step (the
-whole chain's time over its steps: each frame's features once, one match and verification per step),
-chaining with re-anchoring on the map every 5 steps, the old baseline per frame and the ratio.
+whole chain's time over its steps: each frame's features once, one match and verification per step), the
+same with the features map matching described handed on (FrameFeatureCache, as the placements job does:
+a step is then one match and verification), chaining with re-anchoring on the map every 5 steps, the old
+baseline per frame and the ratio. Geometry per frame includes describing the frame.
 Goals (issue 20): geometry <= 1 s and chaining <= 0.5 s per keyframe.
 Usage: python bench/cvaa_geometry.py [--threads T] [--frames N]
 """
@@ -46,25 +48,30 @@ def _timed(fn):  # type: ignore[no-untyped-def]
 
 def bench(name: str, image: np.ndarray, clip: list[np.ndarray]) -> dict[str, float]:
     from media_tools.cvaa import GeometricLocator, SiftLocator, chain
+    from media_tools.cvaa.matching import FrameFeatureCache
 
     locator, build_s = _timed(lambda: GeometricLocator(image))
     old, old_build_s = _timed(lambda: SiftLocator(image))
     geo, base, placed = [], [], []
-    for frame in clip:
-        answer, seconds = _timed(lambda f=frame: locator.locate(f))
+    cache = FrameFeatureCache(clip)
+    for i, frame in enumerate(clip):
+        answer, seconds = _timed(lambda f=frame, i=i: locator.locate(f, features=cache[i]))
         geo.append(seconds)
         placed.append(answer)
         base.append(_timed(lambda f=frame: old.locate(f))[1])
     anchor = next(i for i, p in enumerate(placed) if p is not None and p.confidence >= 0.5)
     steps = len(clip) - 1
     _, chain_s = _timed(lambda: chain(clip, {anchor: placed[anchor]}))
+    _, shared_s = _timed(lambda: chain(clip, {anchor: placed[anchor]}, features=cache))
     _, remap_s = _timed(lambda: chain(clip, {anchor: placed[anchor]}, locator=locator, reanchor_every=5))
     row = {
         "map features (s)": build_s,
         "old map features (s)": old_build_s,
         "geometry median (s)": statistics.median(geo),
         "geometry slowest (s)": max(geo),
+        "slowest frame": int(np.argmax(geo)),
         "chaining / step (s)": chain_s / steps,
+        "chaining, features shared / step (s)": shared_s / steps,
         "chaining + map / step (s)": remap_s / steps,
         "old SIFT median (s)": statistics.median(base),
         "geometry / old": statistics.median(geo) / statistics.median(base),
@@ -75,7 +82,7 @@ def bench(name: str, image: np.ndarray, clip: list[np.ndarray]) -> dict[str, flo
         f"\n{name}: {image.shape[1]}x{image.shape[0]} map, {len(clip)} frames of {clip[0].shape[1]}x{clip[0].shape[0]}"
     )
     for key, value in row.items():
-        print(f"  {key:<28} {value:.3f}" if isinstance(value, float) else f"  {key:<28} {value}")
+        print(f"  {key:<38} {value:.3f}" if isinstance(value, float) else f"  {key:<38} {value}")
     return row
 
 

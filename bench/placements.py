@@ -5,9 +5,18 @@ processed up to its placements (process_scenes, every kind but `placements`), an
 `placements_build` as the job does, timed: the whole build's wall and CPU time, the time in map matching
 (GeometricLocator.locate: how many frames, how long each) and in chaining (tracking.chain without the
 matching it does inside). The issue's goals per keyframe on CPU: geometry <= 1 s, chaining <= 0.5 s.
+Describing a keyframe counts where it happens: in a tree whose job describes each keyframe once
+(FrameFeatureCache) and hands the features to matching, that description counts as matching's, as it does
+where locate describes the frame itself.
 
     python bench/placements.py --before f4d2179      # ratio this tree / that revision, same sitting
     python bench/placements.py                       # this tree only
+    python bench/placements.py --seed-every 3        # chaining forced: see below
+
+`--seed-every N`: on the demo scenes matching places every keyframe, so chaining places none and has no
+figure. With this option matching still runs on every keyframe the job asks about, as in the job, but its
+answer is kept for every Nth only and dropped (None: "found nothing") for the others, so the job chains those
+as it does where matching fails, with whatever matching handed on (its features, in a tree that shares them).
 
 Each tree runs in a process of its own (the earlier one from a temporary git worktree), one after the
 other per scene. On a shared machine the wall time swings with others' load; the CPU time less.
@@ -65,7 +74,33 @@ class _Timed:
                 self.cpu_within += used
 
 
-def child(name: str) -> dict[str, Any]:
+def _counting(chain: Any, placed: list[int]) -> Any:
+    """`chain`, counting in `placed` the keyframes it places that were not handed to it placed."""
+
+    def run(frames: Any, seeds: dict[int, Any], **kw: Any) -> Any:
+        out = chain(frames, seeds, **kw)
+        placed.append(sum(1 for i, p in enumerate(out) if p is not None and i not in seeds))
+        return out
+
+    return run
+
+
+def _thinning(locate: _Timed, chain: _Timed, every: int) -> Any:
+    """GeometricLocator.locate (timed by `locate`), its answer kept for every `every`-th keyframe the job
+    matches and dropped (None, "found nothing") for the others; checks inside chaining keep theirs."""
+    asked = [0]
+
+    def run(self: Any, frame: Any, **kw: Any) -> Any:
+        found = locate(self, frame, **kw)
+        if chain.running:
+            return found
+        asked[0] += 1
+        return found if (asked[0] - 1) % every == 0 else None
+
+    return run
+
+
+def child(name: str, seed_every: int = 1) -> dict[str, Any]:
     """Import, process and place one demo scene in this process's tree; the figures as a dict."""
     with tempfile.TemporaryDirectory(prefix="skymark-placements-bench-") as tmp:
         _setup(Path(tmp))
@@ -83,10 +118,12 @@ def child(name: str) -> dict[str, Any]:
         scene = scene_import(spec=row.spec, created_by=None)
         kinds = [f"--kind={k}" for k in MediaJob.Kind.values if k != MediaJob.Kind.PLACEMENTS]
         call_command("process_scenes", str(scene.id), *kinds, stdout=open(os.devnull, "w"), stderr=sys.stderr)  # noqa: SIM115
-        chain = _Timed(tracking.chain)
+        chained: list[int] = []
+        chain = _Timed(_counting(tracking.chain, chained))
         locate = _Timed(geometry.GeometricLocator.locate, within=chain)
-        geometry.GeometricLocator.locate = lambda self, frame, **kw: locate(self, frame, **kw)  # type: ignore[method-assign]
+        geometry.GeometricLocator.locate = _thinning(locate, chain, seed_every)  # type: ignore[method-assign]
         tracking.chain = chain  # type: ignore[assignment]
+        describe = _describing(chain)
         cpu, wall = time.process_time(), time.perf_counter()
         run = placements_build(scene=scene)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -97,18 +134,32 @@ def child(name: str) -> dict[str, Any]:
             "cpu_s": cpu,
             "located": locate.calls,
             "located_in_chain": locate.calls_within,
-            "matching_s": locate.seconds,
+            # a keyframe described for matching (outside chaining) counts as matching's work
+            "matching_s": locate.seconds + describe.seconds - describe.seconds_within,
             "chain_s": chain.seconds - locate.seconds_within,  # chaining's own work, its matching out
-            "matching_cpu_s": locate.cpu,
+            "matching_cpu_s": locate.cpu + describe.cpu - describe.cpu_within,
             "chain_cpu_s": chain.cpu - locate.cpu_within,
-            "chained": sum(c.get("chaining", 0) for c in run.by_source.values()),
+            "chained": sum(chained),
             "summary": run.summary(),
         }
 
 
-def _run(tree: Path, name: str) -> dict[str, Any]:
+def _describing(chain: _Timed) -> _Timed:
+    """The time spent describing keyframes through a FrameFeatureCache (a tree whose job has one; a
+    cache hit costs nothing): outside chaining it is matching's work."""
+    from media_tools.cvaa import matching
+
+    cache = getattr(matching, "FrameFeatureCache", None)
+    if cache is None:
+        return _Timed(lambda: None, within=chain)
+    describe = _Timed(cache.__getitem__, within=chain)
+    cache.__getitem__ = lambda self, i: describe(self, i)
+    return describe
+
+
+def _run(tree: Path, name: str, seed_every: int) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", name]
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", name, "--seed-every", str(seed_every)]
     done = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, check=False, env=env)
     if done.returncode:
         raise SystemExit(f"{tree} {name}: failed\n{done.stderr[-3000:]}")
@@ -131,7 +182,9 @@ def _print(name: str, results: dict[str, dict[str, Any]]) -> None:
         ("matching per match, CPU (s)", lambda r: r["matching_cpu_s"] / max(1, r["located"]), "{:.3f}"),
         ("chaining, its matching out (s)", lambda r: r["chain_s"], "{:.2f}"),
         ("  CPU (s)", lambda r: r["chain_cpu_s"], "{:.2f}"),
+        ("  keyframes it placed", lambda r: r["chained"], "{:.0f}"),
         ("  wall per keyframe it placed (s)", lambda r: r["chain_s"] / max(1, r["chained"]), "{:.3f}"),
+        ("  CPU per keyframe it placed (s)", lambda r: r["chain_cpu_s"] / max(1, r["chained"]), "{:.3f}"),
     ]
     for label, get, fmt in rows:
         values = [get(r) for r in results.values()]
@@ -145,11 +198,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--before", help="a git revision to measure in the same sitting")
     parser.add_argument("--scene", action="append", choices=SCENES, help="default: both")
+    parser.add_argument("--seed-every", type=int, default=1, help="chaining gets every Nth match as a seed")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.child)))
+        print(json.dumps(child(args.child, args.seed_every)))
         return
+    print(f"load average at start: {', '.join(f'{v:.1f}' for v in os.getloadavg())}")
     with tempfile.TemporaryDirectory(prefix="skymark-before-") as tmp:
         trees: list[tuple[str, Path]] = []
         if args.before:
@@ -160,7 +215,8 @@ def main() -> None:
         trees.append(("this tree", ROOT))
         try:
             for name in args.scene or SCENES:
-                _print(name, {label: _run(tree, name) for label, tree in trees})
+                _print(name, {label: _run(tree, name, args.seed_every) for label, tree in trees})
+            print(f"\nload average at end: {', '.join(f'{v:.1f}' for v in os.getloadavg())}")
         finally:
             if args.before:
                 subprocess.run(["git", "worktree", "remove", "--force", str(Path(tmp) / "tree")], cwd=ROOT, check=False)
