@@ -12,7 +12,7 @@ windows verify the same placement (IoU > 0.5), the less confident one keeps its 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -22,7 +22,9 @@ from .windows import box_iou
 
 
 class NearLocator(Protocol):
-    def locate(self, frame_rgb: np.ndarray, *, near: np.ndarray | None = None) -> Placement | None: ...
+    def locate(
+        self, frame_rgb: np.ndarray, *, near: np.ndarray | None = None, features: Any = None
+    ) -> Placement | None: ...
 
 
 def rerank(frame: np.ndarray, located: Located, geometry: NearLocator, *, method: str = "cvaa + geometry") -> Located:
@@ -61,15 +63,16 @@ def rerank(frame: np.ndarray, located: Located, geometry: NearLocator, *, method
 
 
 def placement_near_windows(
-    frame: np.ndarray, quads: np.ndarray, geometry: NearLocator, *, k: int = 5
+    frame: np.ndarray, quads: np.ndarray, geometry: NearLocator, *, k: int = 5, features: Any = None
 ) -> Placement | None:
     """The most confident placement the locator verifies near one of the retriever's first `k` windows
     (`quads`, best first), with details["retriever_rank"] (1-based) saying which window led to it; None
     when none verifies. The coarse search for a frame whole-map matching could not place: the retriever
-    says where to look, geometry decides, so a wrong window costs time and never a wrong answer."""
+    says where to look, geometry decides, so a wrong window costs time and never a wrong answer.
+    `features`: the frame's, described already (GeometricLocator.locate's), so each window costs a match."""
     best: Placement | None = None
     for rank, quad in enumerate(np.asarray(quads, float)[:k], start=1):
-        placement = geometry.locate(frame, near=quad)
+        placement = geometry.locate(frame, near=quad, features=features)
         if placement is not None and (best is None or placement.confidence > best.confidence):
             best = replace(placement, details={**placement.details, "retriever_rank": rank})
     return best

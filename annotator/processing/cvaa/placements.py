@@ -7,7 +7,8 @@ keyframe:
   homography (`control_points`, its error the georeference's RMS) or the frame itself (`same_frame`);
 - telemetry: the drone's position, height and heading through the assumed camera (footprints.py), with
   the errors of settings.SKYMARK_PLACEMENT_* combined into a corner error;
-- matching: media_tools.cvaa.geometry.GeometricLocator over the image, built once per image;
+- matching: media_tools.cvaa.geometry.GeometricLocator over the image, built once per image; where it
+  finds nothing on the whole image, near each of the learned retriever's top windows (`_geometric`);
 - chaining: media_tools.cvaa.tracking.chain through the keyframes in time order from every keyframe an
   anchor or matching placed, re-anchoring on the map with the same locator;
 - learned: the active retriever's best window (CvaaPreview), a window only (no homography), and only
@@ -225,14 +226,23 @@ def _satellite_locator(image: SatelliteImage) -> GeometricLocator:
 
 
 def _geometric(
-    frames: KeyframePixels, locator: GeometricLocator, anchors: Mapping[int, Placement], report: Callable[[float], None]
+    frames: KeyframePixels,
+    locator: GeometricLocator,
+    anchors: Mapping[int, Placement],
+    report: Callable[[float], None],
+    windows: Mapping[int, np.ndarray] | None = None,
 ) -> tuple[dict[int, Placement], dict[int, Placement]]:
     """(matching, chaining) placements by keyframe position: every keyframe an anchor does not place
     located on the map once, then chained through the video from every one that an anchor or matching
     placed. Chaining's re-anchoring checks reuse these matches (each keyframe is matched at most once
     on the image), and an anchored keyframe is not matched at all: the anchor is exact and wins. Each
-    keyframe's features are described once, shared by matching and chaining (FrameFeatureCache)."""
+    keyframe's features are described once, shared by matching and chaining (FrameFeatureCache).
+
+    Where whole-map matching finds nothing, the learned retriever's top windows (`windows`, by position)
+    say where to look: the locator is run near each (rerank.placement_near_windows), and what it verifies
+    is a matching placement that also seeds chaining, so a clip whose tracking was lost starts again there."""
     from media_tools.cvaa.matching import FrameFeatureCache
+    from media_tools.cvaa.rerank import placement_near_windows
     from media_tools.cvaa.tracking import chain
 
     features = FrameFeatureCache(frames, side=locator.frame_side, max_features=locator.frame_features)
@@ -245,6 +255,8 @@ def _geometric(
     for i in range(n):
         if i not in anchors:
             tried[i] = locator.locate(frames[i], features=features[i])
+            if tried[i] is None and windows and i in windows:
+                tried[i] = placement_near_windows(frames[i], windows[i], locator, features=features[i])
         # Chaining walks from a seed only into unplaced neighbours, so a seed between seeds needs no features
         # kept: a long, well-matched video does not hold every keyframe's.
         for j in (i - 1, i) if i == n - 1 else (i - 1,):
@@ -309,7 +321,12 @@ def _image_placements(
     report(0.05)
     if keyframes:
         locator = _satellite_locator(image)
-        matched, chained = _geometric(frames, locator, anchors, lambda f: report(0.05 + 0.9 * f))
+        windows = {
+            i: np.asarray(preview.quads, float)
+            for i, kf in enumerate(keyframes)
+            if (preview := inputs.previews.get((kf.id, image.id))) is not None and preview.quads
+        }
+        matched, chained = _geometric(frames, locator, anchors, lambda f: report(0.05 + 0.9 * f), windows)
         for found in (matched, chained):
             for i, p in found.items():
                 candidates[i].append(p)

@@ -293,3 +293,43 @@ def test_matching_and_chaining_share_one_description_per_keyframe(
         assert np.mean(rows[i].quad, axis=0) == pytest.approx([(x1 + x2) / 2, (y1 + y2) / 2], abs=4)
     # and each keyframe was described once, for matching and chaining together
     assert described.count((120, 160, 3)) == len(PAN)
+
+
+def test_where_whole_map_matching_finds_nothing_the_retrievers_windows_say_where_to_look(
+    rotterdam_scene, active_checkpoint, run_previews, monkeypatch
+) -> None:
+    # given the retriever's previews, keyframe 1's rewritten: a wrong window first, its true place second;
+    # and whole-map matching that finds nothing for keyframe 1 (as on a map too large or too different)
+    from annotator.models import CvaaPreview
+
+    assert run_previews(rotterdam_scene).state == "succeeded"
+    kf1 = rotterdam_scene.video.keyframes.get(index=1)
+    x1, y1, x2, y2 = CROPS[1]
+    wrong, true = CROPS[2], (x1, y1, x2, y2)
+    quads = [[[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]] for b in (wrong, true)]
+    CvaaPreview.objects.filter(keyframe=kf1).update(quads=quads, boxes=[list(wrong), list(true)], p_value=0.5)
+    from annotator.processing.cvaa.placements import KeyframePixels
+
+    pixels = KeyframePixels([kf1])[0]
+    locate = GeometricLocator.locate
+    searched: list[bool] = []
+
+    def whole_map_blind(self: GeometricLocator, frame_rgb: np.ndarray, **kw: Any) -> Any:
+        if np.array_equal(frame_rgb, pixels):  # keyframe 1
+            searched.append(kw.get("near") is not None)
+            if kw.get("near") is None:
+                return None
+        return locate(self, frame_rgb, **kw)
+
+    monkeypatch.setattr(GeometricLocator, "locate", whole_map_blind)
+
+    # when placed
+    placements_build(scene=rotterdam_scene)
+
+    # then keyframe 1 is placed by matching near the retriever's second window, where it was cut, and
+    # says which window led there, though the retriever's own box would not be shown (p = 0.5)
+    row = KeyframePlacement.objects.get(keyframe=kf1)
+    assert row.source == "matching" and row.details["retriever_rank"] == 2
+    assert np.mean(row.quad, axis=0) == pytest.approx([(x1 + x2) / 2, (y1 + y2) / 2], abs=4)
+    # (the whole map first, then near the windows: never the whole map again)
+    assert searched[0] is False and all(searched[1:]) and len(searched) >= 2, searched
