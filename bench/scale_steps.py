@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from harness.cpu import CpuMeter
 from marks import PYTHON, _pct
 from scale_clients import _load, _reads, _review, _units
 from scale_served import CLIENTS, Sampler, Served
@@ -103,10 +105,14 @@ def _profiled(s: Served, name: str, clients: int) -> Any:
 
 
 def _step_units(s: Served, clients: int, n: int) -> None:
-    with Sampler(s), _profiled(s, f"{s.backend}-units", clients):
+    with Sampler(s), _profiled(s, f"{s.backend}-units", clients), CpuMeter(s.pids) as cpu:
         lat, wall = _load(_units, s.port, s.people["annotators"], clients, n, s.units_done + 10_000 * clients)
     s.units_done += clients * n
     s.figures[f"{clients} cl unit: units/s"] = clients * n / wall
+    # CPU per unit: steadier than units/s where server, clients and others share the cores.
+    s.figures[f"{clients} cl unit: server CPU ms/unit"] = cpu.server_s * 1000 / (clients * n)
+    s.figures[f"{clients} cl unit: client CPU ms/unit"] = cpu.clients_s * 1000 / (clients * n)
+    s.figures[f"{clients} cl unit: load average (1 min) after"] = os.getloadavg()[0]
     _record(s, f"{clients} cl", lat)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Prefetch, prefetch_related_objects
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
@@ -35,7 +36,7 @@ from annotator.compiling.services import (
     item_revise,
     item_withdraw,
 )
-from annotator.models import Item, ModelView
+from annotator.models import Item, Mark, ModelView
 from annotator.pagination import Pages, paginate
 from annotator.parsers import INT64_MAX, query_id
 
@@ -100,6 +101,8 @@ class ItemListApi(APIView):
         # The model view is read again (one row): a worker that renders it at once (or an eager
         # queue) may have finished it since the service made it, and the panel shows what is stored.
         item.model_view = ModelView.objects.filter(item_id=item.id).first()  # type: ignore[assignment]
+        # Its marks once, for the ids and the image the answer names (the serializer asked twice).
+        prefetch_related_objects([item], Prefetch("marks", queryset=Mark.objects.only("id", "satellite_image_id")))
         return Response(ItemOutputSerializer(item).data, status=status.HTTP_201_CREATED)
 
 

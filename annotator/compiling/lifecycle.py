@@ -308,6 +308,6 @@ def item_replace(*, old: Item, new: Item) -> None:
 def item_create_draft(*, marks: list[Mark], **fields: Any) -> Item:
     """A new draft compiled from `marks` (fields: scene, author, task, question, ...)."""
     item = Item.objects.create(state=S.DRAFT, stale=False, **fields)
-    item.marks.set(marks)
+    item.marks.add(*marks)  # a new item has no marks yet: set() would read them first to compare
     _announce(item=item, action="create", source="", target=S.DRAFT, actor=item.author, reason="compiled from marks")
     return item

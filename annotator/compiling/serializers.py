@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotator.models import Item, ModelView
+from annotator.outputs import FieldsBuiltOnce
 
 
 def _file_url(item_id: int, name: str) -> str:
@@ -66,7 +67,8 @@ def stale_reason(item: Item, snapshots: list[dict[str, Any]] | None = None) -> s
     return "; ".join(parts) or "a mark it was built from changed"
 
 
-class ItemOutputSerializer(serializers.ModelSerializer):
+class ItemOutputSerializer(FieldsBuiltOnce, serializers.ModelSerializer):
+    # Fields introspected from the model once per process, not per answer (annotator.outputs).
     uid = serializers.CharField(read_only=True)
     mark_ids = serializers.SerializerMethodField()
     approvals = serializers.IntegerField(read_only=True, default=0)

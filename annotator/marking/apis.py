@@ -67,17 +67,18 @@ class SceneMarksApi(APIView):
 
     @extend_schema(request=MarkInputSerializer, responses={201: MarkOutputSerializer, 200: MarkOutputSerializer})
     def post(self, request: Request, scene_id: int) -> Response:
-        scene = scene_get_bare(user=request.user, scene_id=scene_id)
-        self.check_object_permissions(request, scene)
+        scene = selectors.scene_to_draw_on(user=request.user, scene_id=scene_id)
+        if scene is None:
+            # Not theirs to draw on: a scene they cannot see is not found (404), one they see
+            # but is not assigned to them is refused (403) by the permission classes.
+            self.check_object_permissions(request, scene_get_bare(user=request.user, scene_id=scene_id))
+            self.permission_denied(request, message=IsAssignedToScene.message)  # assigned since the read above
         data = MarkInputSerializer(data=feature_to_input(request.data))
         data.is_valid(raise_exception=True)
         v = dict(data.validated_data)
-        image = scene.satellite_images.filter(id=v.pop("satellite_image")).first()
-        if image is None:
-            return Response(
-                {"satellite_image": ["this image does not belong to the scene"]}, status=status.HTTP_400_BAD_REQUEST
-            )
-        mark = mark_create(scene=scene, author=request.user, satellite_image=image, **v)
+        # The image as an id: the service reads it through the scene, which is the check that it
+        # belongs there (400 otherwise), in one query.
+        mark = mark_create(scene=scene, author=request.user, satellite_image=v.pop("satellite_image"), **v)
         # A retry of a create that was applied gets the mark it made, 200 instead of 201.
         code = status.HTTP_200_OK if getattr(mark, "replayed", False) else status.HTTP_201_CREATED
         return Response(MarkOutputSerializer(mark).data, status=code)

@@ -20,7 +20,7 @@ from annotator.compiling.reads import mark_changes
 from annotator.exceptions import Conflict, StaleWrite
 from annotator.marking.facts import FACTS, Kind, facts_clean
 from annotator.marking.geometry import validate_geometry, with_closed_rings
-from annotator.marking.labels import label_clean, label_set_of_scene
+from annotator.marking.labels import label_clean, label_set, label_set_of_scene
 from annotator.models import Mark, SatelliteImage, Scene, Video
 
 
@@ -66,7 +66,7 @@ def mark_create(
     *,
     scene: Scene,
     author: Any,
-    satellite_image: SatelliteImage,
+    satellite_image: SatelliteImage | int,
     kind: str,
     geometry: dict[str, Any],
     label: str,
@@ -85,16 +85,19 @@ def mark_create(
 
     `draft`: a tracked trajectory, final only once its author confirms it (marking.assist).
 
+    `satellite_image`: the image, or its id (then read through the scene: the one query is also
+    the check that it belongs there). The scene's video and project are read from `scene`, so a
+    scene read with select_related("video", "project") costs no query here (marking.selectors).
+
     `client_key`: drawn by the client for this mark and sent again with every retry of the create.
     A key the author used before returns the mark it made (as it is now) instead of a second one;
     `mark.replayed` tells which happened. The key names one create, so it cannot move to another scene."""
+    image = _image_of_scene(scene=scene, image=satellite_image)
     if client_key is not None:
         earlier = _mark_of_key(author=author, client_key=client_key, scene=scene)
         if earlier is not None:
             return earlier
-    if not scene.satellite_images.filter(id=satellite_image.id).exists():
-        raise ValidationError({"satellite_image": "this image does not belong to the scene"})
-    validate_geometry(kind, geometry, width=satellite_image.width, height=satellite_image.height)
+    validate_geometry(kind, geometry, width=image.width, height=image.height)
     geometry = with_closed_rings(kind, geometry)
     _validate_times(
         kind=kind,
@@ -108,10 +111,10 @@ def mark_create(
     fields = {
         "scene": scene,
         "author": author,
-        "satellite_image": satellite_image,
+        "satellite_image": image,
         "kind": kind,
         "geometry": geometry,
-        "label": label_clean(label, names=label_set_of_scene(scene_id=scene.pk)),
+        "label": label_clean(label, names=label_set(project=scene.project)),
         "time_start": time_start,
         "time_end": time_end,
         "vertex_times": vertex_times or [],
@@ -129,6 +132,21 @@ def mark_create(
         return earlier
     mark.replayed = False  # type: ignore[attr-defined]
     return mark
+
+
+def _image_of_scene(*, scene: Scene, image: SatelliteImage | int) -> SatelliteImage:
+    """The image, checked to be one of the scene's. Read by id, it brings what a mark needs of it
+    (its size for the checks, its georeference for the answer's WGS84), not its valid-area outline
+    and control points, which would be JSON decoded for nothing."""
+    wrong = ValidationError({"satellite_image": "this image does not belong to the scene"})
+    if isinstance(image, SatelliteImage):
+        if not scene.satellite_images.filter(id=image.id).exists():
+            raise wrong
+        return image
+    found = scene.satellite_images.filter(id=image).only("id", "width", "height", "georef").first()
+    if found is None:
+        raise wrong
+    return found
 
 
 def _mark_of_key(*, author: Any, client_key: uuid.UUID, scene: Scene) -> Mark | None:

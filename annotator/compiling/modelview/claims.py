@@ -114,11 +114,21 @@ def views_reclaim_lost() -> int:
 
 def views_signal_raise() -> bool:
     """Whether to send a message now: True (and recorded) unless one is already waiting in the
-    broker, untaken. The database decides between senders."""
-    if ViewsSignal.objects.filter(pk=1, sent=F("taken")).update(sent=F("sent") + 1):
-        return True
-    _, created = ViewsSignal.objects.get_or_create(pk=1, defaults={"sent": 1, "taken": 0})
-    return created
+    broker, untaken. The database decides between senders (the conditional UPDATE).
+
+    Read first: while a message waits (all the time under a compile load), that read is the whole
+    answer. Every compile sends after its commit, outside any transaction, and an UPDATE there,
+    even one that matches no row, takes SQLite's write lock without queueing for it
+    (config/sqlite), then a second query found the row. A worker that takes the message after this
+    read looks for pending views after taking it (views_signal_taken), so it finds this one's."""
+    row = ViewsSignal.objects.filter(pk=1).values_list("sent", "taken").first()
+    if row is None:
+        _, created = ViewsSignal.objects.get_or_create(pk=1, defaults={"sent": 1, "taken": 0})
+        if created:
+            return True
+    elif row[0] != row[1]:
+        return False
+    return bool(ViewsSignal.objects.filter(pk=1, sent=F("taken")).update(sent=F("sent") + 1))
 
 
 def views_signal_taken() -> None:

@@ -340,6 +340,25 @@ def test_a_compiled_item_is_answered_as_its_own_page_shows_it(annotator: Any, ap
     assert created.json()["approvals"] == 0 and created.json()["model_view"]["state"] == "pending"
 
 
+def test_a_compile_reads_its_marks_once_for_the_answer(annotator: Any, api: Any, django_assert_num_queries) -> None:
+    # given a target and a region, and a first compile (which may make the built-in phrasings)
+    m = Marks(annotator)
+    region = m("polygon", _poly(10, 10, 40, 40), "pier", facts={"visible": True})
+    target = m("point", _point(80, 80), "car", facts={"interaction": "stays_away"})
+    client = api(annotator)
+    body = {"task": T.REGION_INTERACTION, "mark_ids": [target.id, region.id]}
+    assert client.post("/api/items/", body, format="json").status_code == 201
+    # when it is compiled again (the test client's user keeps its roles): the marks, the assignment,
+    # the phrasings; the item, its marks (added: a new item has none to compare with), its event
+    # and its model view, between SAVEPOINT and RELEASE; then the model view, and the marks once
+    # for the answer's ids and image (the serializer read them twice, whole)
+    with django_assert_num_queries(11):
+        again = client.post("/api/items/", body, format="json")
+    assert again.status_code == 201, again.content
+    assert again.json()["mark_ids"] == [target.id, region.id]
+    assert again.json()["satellite_image"] == region.satellite_image_id
+
+
 @pytest.mark.parametrize("state", [Item.State.APPROVED, Item.State.IN_ADJUDICATION])
 def test_effort_on_an_approved_or_judged_item_is_a_conflict(annotator: Any, api: Any, state: str) -> None:
     from tests.factories import ItemFactory

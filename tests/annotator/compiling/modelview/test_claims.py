@@ -210,3 +210,12 @@ def test_while_a_message_waits_for_a_worker_no_other_is_sent() -> None:
     # and once a worker took it, the next views send again
     views_signal_taken()
     assert views_signal_raise() is True
+
+
+def test_while_a_message_waits_a_compile_only_reads_the_signal(django_assert_num_queries) -> None:
+    # given a message waiting for a worker
+    assert views_signal_raise() is True
+    # when views are queued again / then one read answers, and no UPDATE asks for the write lock
+    with django_assert_num_queries(1) as seen:
+        assert views_signal_raise() is False
+    assert seen.captured_queries[0]["sql"].lstrip().upper().startswith("SELECT")

@@ -1,0 +1,56 @@
+"""annotator.outputs: serializers that build their fields once per process answer exactly as DRF's
+own field-by-field answer does, with each response's context, and a subclass keeps its own fields."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from rest_framework import serializers
+
+from annotator.compiling.serializers import ItemOutputSerializer, ItemRowSerializer
+from annotator.marking.serializers import MarkOutputSerializer
+from annotator.models import Item, ModelView
+from tests.factories import ItemFactory, MarkFactory, SceneFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _as_drf(serializer_class: type[serializers.Serializer], instance: Any) -> dict[str, Any]:
+    """DRF's own answer: Serializer.to_representation, through fields built for this one answer."""
+    return dict(serializers.Serializer.to_representation(serializer_class(instance), instance))
+
+
+def test_a_mark_is_answered_as_drf_answers_it_with_each_answers_context(annotator, other_annotator) -> None:
+    # given marks with and without optional values (end time, client key, a copy's original)
+    scene = SceneFactory(annotators=[annotator])
+    plain = MarkFactory(scene=scene, author=annotator, time_end=None, facts={"visible": True})
+    keyed = MarkFactory(scene=scene, author=annotator, time_end=1.5, client_key=uuid.uuid4(), copied_from=plain)
+    for mark in (plain, keyed):
+        # then the answer is DRF's, key for key and in the same order
+        fast = MarkOutputSerializer(mark).data
+        assert list(fast.items()) == list(_as_drf(MarkOutputSerializer, mark).items())
+        assert fast["client_key"] == (str(mark.client_key) if mark.client_key else None)
+    # and facts follow the viewer of each answer (the fields are shared, the context is not)
+    assert "facts" in MarkOutputSerializer(plain, context={"viewer": annotator}).data
+    assert "facts" not in MarkOutputSerializer(plain, context={"viewer": other_annotator}).data
+    listed = MarkOutputSerializer([plain, keyed], many=True, context={"viewer": other_annotator}).data
+    assert [m["id"] for m in listed] == [plain.id, keyed.id] and all("facts" not in m for m in listed)
+
+
+def test_an_item_is_answered_as_drf_answers_it(annotator) -> None:
+    # given an item with marks, a model view and a replacement
+    scene = SceneFactory(annotators=[annotator])
+    marks = [MarkFactory(scene=scene, author=annotator) for _ in range(2)]
+    newer = ItemFactory(scene=scene, author=annotator, marks=marks)
+    item = ItemFactory(scene=scene, author=annotator, marks=marks, replaced_by=newer, stale=True)
+    ModelView.objects.create(item=item)
+    item = Item.objects.select_related("model_view").get(id=item.id)
+    # then the item's answer and its row's answer are DRF's own
+    for serializer_class in (ItemOutputSerializer, ItemRowSerializer):
+        fast = serializer_class(item).data
+        assert list(fast.items()) == list(_as_drf(serializer_class, item).items())
+    # and the row keeps its own fields and methods (its mark ids in id order), not the item's
+    assert ItemRowSerializer(item).data["mark_ids"] == sorted(m.id for m in marks)
+    assert ItemRowSerializer.__dict__["_fields_built_once"] is not ItemOutputSerializer.__dict__["_fields_built_once"]
