@@ -138,10 +138,11 @@ export function handle(feature) {
 
 /** Screen pixels kept clear for a CVAA label's anchor: at the top the band where the zoom buttons and
  * the recording banner float (8 px + a 28 px banner) and a line of text, as the box's label is drawn
- * above its anchor; at the sides about half a label (they are centred on it) beside the zoom and fit
- * buttons down the left edge (8 px + 26 px). */
+ * above its anchor; at the sides the zoom and fit buttons down the left edge (8 px + 26 px, and a gap)
+ * plus half the label (it is centred on its anchor), at about 7.2 px a character of its 12 px bold font. */
 const LABEL_TOP_PX = 56;
-const LABEL_SIDE_PX = 130;
+const LABEL_BUTTONS_PX = 44;
+const LABEL_CHAR_PX = 7.2;
 
 /** The anchor of a CVAA quad's label: its top middle while that shows, else lowered into view
  *  (lib/placement.js labelAnchor). @param {MapView} map @param {any} feature */
@@ -151,7 +152,8 @@ function labelAt(map, feature) {
   const res = view.getResolution();
   if (!size || !res) return topCenter(feature);
   const quad = feature.getGeometry().getCoordinates()[0].slice(0, 4);
-  const inset = { top: LABEL_TOP_PX * res, side: LABEL_SIDE_PX * res };
+  const half = 0.5 * LABEL_CHAR_PX * String(feature.get("label") || "").length;
+  const inset = { top: LABEL_TOP_PX * res, side: (LABEL_BUTTONS_PX + half) * res };
   return new ol.geom.Point(labelAnchor(quad, view.calculateExtent(size), inset));
 }
 
