@@ -48,6 +48,7 @@ from .matching import (
     Features,
     FrameFeatures,
     describe_frame,
+    exact_is_cheaper,
     flann_index,
     mutual_matches,
     sift_features,
@@ -230,9 +231,10 @@ class GeometricLocator:
     """Places frames on one satellite image; the image's features are computed once, here, at each of
     `scales` (1 = full resolution), at most `max_features` per scale.
 
-    Matching searches a FLANN index of each scale; when no scale verifies, it is repeated with exact
-    search before anything else (the approximate one misses a few true neighbours, which matters only
-    where matches are scarce), so easy frames pay for the fast search only.
+    Matching searches a FLANN index of each scale (exactly where the scale has so few features that this is
+    cheaper); when no scale verifies, the scales searched approximately are searched again exactly, finest
+    first, up to the first that verifies, before anything else (the approximate search misses a few true
+    neighbours, which matters only where matches are scarce), so easy frames pay for the fast search only.
 
     `tilts`: when no scale places the frame as it is, it is tried again rectified as if it were an
     oblique view whose top is farther away, looking `tilt` degrees off nadir through a lens of
@@ -263,7 +265,13 @@ class GeometricLocator:
             for s in scales
             if s > 0 and min(self.width, self.height) * s >= 64
         ]
-        self.indexes = [flann_index(f.descriptors) if len(f.descriptors) >= 2 else None for _, f in self.levels]
+        # A scale with few features is searched exactly from the start (cheaper than FLANN there), so needs no index.
+        self.indexes = [
+            flann_index(f.descriptors)
+            if len(f.descriptors) >= 2 and not exact_is_cheaper(frame_features, len(f.descriptors))
+            else None
+            for _, f in self.levels
+        ]
 
     def locate(
         self, frame_rgb: np.ndarray, *, near: np.ndarray | None = None, features: FrameFeatures | None = None
@@ -331,13 +339,16 @@ class GeometricLocator:
         exact: bool = False,
     ) -> tuple[Verified, float, float] | None:
         """The best verified homography of the frame's features `own` over the map's scales (by confidence),
-        with its scale."""
+        with its scale. `exact`: the second pass, over the scales the first searched approximately only, which
+        stops at the first that verifies (exact search at the full map scale is most of a hard frame's time)."""
         fw, fh = frame_size
         best: tuple[Verified, float, float] | None = None
         for (scale, sat), index in zip(self.levels, self.indexes, strict=True):
             keep = _near_mask(sat.points, near) if near is not None else None
             points = sat.points if keep is None else sat.points[keep]
             descriptors = sat.descriptors if keep is None else sat.descriptors[keep]
+            if exact and exact_is_cheaper(len(own.descriptors), len(descriptors)):
+                continue  # the first pass searched this scale exactly already
             prebuilt = index if keep is None else None  # a subset needs its own index
             pairs = mutual_matches(own.descriptors, descriptors, ratio=self.ratio, index=prebuilt, exact=exact)
             # Tolerance: 3 px at the scale the map was described at.
@@ -354,7 +365,7 @@ class GeometricLocator:
             confidence = matching_confidence(found.inliers, found.inlier_ratio)
             if best is None or confidence > best[1]:
                 best = (found, confidence, scale)
-            if confidence >= 0.99:  # another scale cannot do meaningfully better
+            if confidence >= 0.99 or exact:  # another scale cannot do meaningfully better / costs too much
                 break
         return best
 

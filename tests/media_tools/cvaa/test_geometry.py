@@ -20,6 +20,7 @@ from media_tools.cvaa import (
     load_rgb,
     quad_bbox,
 )
+from media_tools.cvaa import geometry as geometry_module
 from media_tools.cvaa import matching as matching_module
 from media_tools.cvaa.footprints import frame_corners
 from media_tools.cvaa.geometry import degenerate_reason, is_convex_view, oblique_rectifier, project, verify
@@ -155,6 +156,45 @@ def test_given_features_place_the_frame_as_described_ones_do_without_describing_
         brighton_locator.locate(frame, features=describe_frame(frame, side=480))
     with pytest.raises(ValueError, match="another frame"):
         brighton_locator.locate(frame[:200], features=own)
+
+
+def test_the_photo_at_the_maps_edge_is_placed_by_one_exact_search_at_the_scale_that_verifies(
+    testdata: Path, brighton_locator: GeometricLocator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given Brighton photo 1, at the map's edge: the approximate search verifies nothing there
+    folder = testdata / BRIGHTON
+    ref = georef_from_geotiff(folder / "brighton_beach_ortho_utm15n.tif")
+    with (folder / "frames.csv").open(newline="") as fh:
+        row = list(csv.DictReader(fh))[1]
+    truth = footprint_from_telemetry(
+        lat=float(row["lat"]), lon=float(row["lon"]), alt_m=float(row["rel_alt_m"]),
+        heading_deg=float(row["gimbal_yaw_deg"]), camera=BRIGHTON_CAMERA, sat_ref=ref,
+    )  # fmt: skip
+    frame = load_rgb(folder / "frames" / row["file"].replace(".JPG", ".jpg"))
+    searches: list[tuple[int, bool, bool]] = []  # (map features, exact, through an index)
+    real = geometry_module.mutual_matches
+
+    def recorded(a: np.ndarray, b: np.ndarray, **kw: Any) -> Any:
+        searches.append((len(b), bool(kw.get("exact")), kw.get("index") is not None and not kw.get("exact")))
+        return real(a, b, **kw)
+
+    monkeypatch.setattr(geometry_module, "mutual_matches", recorded)
+
+    placed = brighton_locator.locate(frame)
+
+    # then it is placed where its telemetry says, by the exact pass
+    assert placed is not None and placed.details.get("exact_search") is True
+    assert box_iou(placed.box, quad_bbox(truth)[None])[0, 0] >= 0.5
+    # the coarsest scale (a few hundred features) has no index: the first pass searched it exactly already, so
+    # the exact pass searched only the finer scales, finest first, and stopped at the first that verified
+    sizes = [len(f.descriptors) for _, f in brighton_locator.levels]
+    assert brighton_locator.indexes[-1] is None and all(i is not None for i in brighton_locator.indexes[:-1])
+    assert searches[: len(sizes)] == [
+        (n, False, i is not None) for n, i in zip(sizes, brighton_locator.indexes, strict=True)
+    ]
+    exact_pass = searches[len(sizes) :]
+    assert exact_pass == [(n, True, False) for n in sizes[: len(exact_pass)]]
+    assert sizes.index(exact_pass[-1][0]) == [1.0, 0.5, 0.25].index(placed.details["scale"])
 
 
 def test_a_folding_or_mirrored_homography_is_not_a_view() -> None:

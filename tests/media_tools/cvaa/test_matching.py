@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from media_tools.cvaa import load_rgb
-from media_tools.cvaa.matching import flann_index, mutual_matches, nearest_neighbours, root_sift, sift_features
+from media_tools.cvaa.matching import (
+    exact_is_cheaper,
+    flann_index,
+    mutual_matches,
+    nearest_neighbours,
+    root_sift,
+    sift_features,
+)
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +70,19 @@ def test_matches_through_a_flann_index_are_mutual_and_nearly_all_the_exact_ones(
     d = _distances(a, b)
     assert all(int(np.argmin(d[:, j])) == i for i, j in got)
     assert len(got & exact) >= 0.8 * len(exact)
+
+
+def test_small_sets_are_matched_exactly_even_through_an_index(two_views: tuple[np.ndarray, np.ndarray]) -> None:
+    # given sets small enough that exact search is the cheaper one (1,000 x 1,500 pairs)
+    a, b = two_views
+    a = a[:1000]
+    assert exact_is_cheaper(len(a), len(b)) and not exact_is_cheaper(len(two_views[0]), len(b))
+
+    # when they are matched through a FLANN index of b
+    got = {tuple(p) for p in mutual_matches(a, b, ratio=0.85, index=flann_index(b)).tolist()}
+
+    # then the index is not used: the matches are exactly the exact ones
+    assert got == _reference(a, b, 0.85) and len(got) > 50
 
 
 def test_nearest_neighbours_are_the_exact_two_nearest_by_distance(two_views: tuple[np.ndarray, np.ndarray]) -> None:
