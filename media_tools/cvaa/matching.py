@@ -101,11 +101,19 @@ def root_sift(descriptors: np.ndarray) -> np.ndarray:
 
 def flann_index(descriptors: np.ndarray) -> cv2.FlannBasedMatcher:
     """An approximate nearest-neighbour index (randomised k-d trees) over `descriptors`, built once and
-    queried per frame: 5-7x faster than brute force at the map's thousands of features."""
+    queried per frame: 5-7x faster than brute force at the map's thousands of features. The trees are
+    drawn from OpenCV's random generator, seeded here: unseeded, which true neighbours the search misses
+    changed from run to run and with any unrelated index built before it, so one frame could be placed
+    on one run and refused (or, at the map's edge, misplaced) on the next. Seeded, a placement is a
+    function of the frame and the map."""
     matcher = cv2.FlannBasedMatcher({"algorithm": 1, "trees": 4}, {"checks": 48})
     matcher.add([np.asarray(descriptors, np.float32)])
+    cv2.setRNGSeed(FLANN_SEED)
     matcher.train()
     return matcher
+
+
+FLANN_SEED = 0
 
 
 # Exact search of a features among b costs one BLAS product, an approximate one a FLANN query: below this many
