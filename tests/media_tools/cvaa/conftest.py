@@ -5,11 +5,13 @@ Training runs on the CPU with two threads at most (the test machines have two co
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from media_tools.cvaa import CvaaConfig, SyntheticPairs, load_rgb
+from media_tools.cvaa import matching as matching_module
 
 ROTTERDAM_RGB = "satellite/spacenet6_rotterdam_rgb8_1m_derived.tif"
 BRIGHTON = "brighton_beach"
@@ -50,3 +52,17 @@ def tiny_checkpoint(rotterdam: np.ndarray, tiny: CvaaConfig) -> bytes:
 def other_checkpoint(rotterdam: np.ndarray, tiny: CvaaConfig) -> bytes:
     """Same config, another seed: other weights."""
     return _train_bytes(rotterdam, tiny, seed=2)
+
+
+@pytest.fixture
+def described(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, ...]]:
+    """The shapes of the images described (sift_features, the one describing function), in order."""
+    shapes: list[tuple[int, ...]] = []
+    real = matching_module.sift_features
+
+    def counted(image: np.ndarray, **kw: Any) -> Any:
+        shapes.append(image.shape)
+        return real(image, **kw)
+
+    monkeypatch.setattr(matching_module, "sift_features", counted)
+    return shapes

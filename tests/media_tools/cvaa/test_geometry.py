@@ -21,7 +21,6 @@ from media_tools.cvaa import (
     quad_bbox,
 )
 from media_tools.cvaa import geometry as geometry_module
-from media_tools.cvaa import matching as matching_module
 from media_tools.cvaa.footprints import frame_corners
 from media_tools.cvaa.geometry import degenerate_reason, is_convex_view, oblique_rectifier, project, verify
 from media_tools.cvaa.matching import describe_frame
@@ -109,24 +108,11 @@ def test_a_frame_from_another_place_is_refused(testdata: Path, brighton_locator:
         assert placed is None or placed.confidence < 0.05
 
 
-def _counting_descriptions(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, ...]]:
-    shapes: list[tuple[int, ...]] = []
-    real = matching_module.sift_features
-
-    def counted(image: np.ndarray, **kw: Any) -> Any:
-        shapes.append(image.shape)
-        return real(image, **kw)
-
-    monkeypatch.setattr(matching_module, "sift_features", counted)
-    return shapes
-
-
 def test_a_refused_frame_is_described_once_and_once_per_tilt(
-    testdata: Path, brighton_locator: GeometricLocator, monkeypatch: pytest.MonkeyPatch
+    testdata: Path, brighton_locator: GeometricLocator, described: list[tuple[int, ...]]
 ) -> None:
     # given a frame of another place: the approximate search, the exact one and both tilts all fail
     frame = cv2.resize(load_rgb(testdata / "satellite/spacenet6_rotterdam_rgb8_1m_derived.tif"), (600, 600))
-    described = _counting_descriptions(monkeypatch)
 
     placed = brighton_locator.locate(frame)
 
@@ -139,13 +125,13 @@ def test_a_refused_frame_is_described_once_and_once_per_tilt(
 
 
 def test_given_features_place_the_frame_as_described_ones_do_without_describing_it(
-    brighton_map: np.ndarray, brighton_locator: GeometricLocator, monkeypatch: pytest.MonkeyPatch
+    brighton_map: np.ndarray, brighton_locator: GeometricLocator, described: list[tuple[int, ...]]
 ) -> None:
     truth = _true_homography(30, 1.0, (700, 500), 0.0)
     frame = _view(brighton_map, truth, (640, 360))
     own = describe_frame(frame)
     plain = brighton_locator.locate(frame)
-    described = _counting_descriptions(monkeypatch)
+    described.clear()  # counted from here: the frame's features are given
 
     given = brighton_locator.locate(frame, features=own)
 

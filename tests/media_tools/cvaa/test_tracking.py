@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from media_tools.cvaa import GeometricLocator, Placement, chain, frame_to_frame, load_rgb
-from media_tools.cvaa import matching as matching_module
 from media_tools.cvaa.footprints import frame_corners
 from media_tools.cvaa.geometry import project
 from media_tools.cvaa.matching import FrameFeatureCache
@@ -171,20 +170,6 @@ def test_a_check_takes_the_callers_match_instead_of_matching_again(ground: np.nd
     assert placed[6] is not None and placed[6].source == "chaining" and placed[6].details["from"] == 3
     for i in (1, 2, 3, 4, 5, 6, 7):
         assert _corner_error(placed[i], shift @ truths[i]) < 3.0, i  # type: ignore[arg-type]
-
-
-@pytest.fixture
-def described(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, ...]]:
-    """The shapes of the images described (sift_features, the one describing function), in order."""
-    shapes: list[tuple[int, ...]] = []
-    real = matching_module.sift_features
-
-    def counted(image: np.ndarray, **kw: Any) -> Any:
-        shapes.append(image.shape)
-        return real(image, **kw)
-
-    monkeypatch.setattr(matching_module, "sift_features", counted)
-    return shapes
 
 
 def test_chaining_with_the_features_matching_described_describes_nothing_again(
