@@ -13,6 +13,12 @@ from celery import Celery
 from celery.signals import worker_ready, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# One BLAS thread per process unless the deployment says otherwise: workers already run a process per core
+# (scripts/serve.sh, compose), and numpy's OpenBLAS would add a thread per core to each, which spin-wait for
+# one another. Measured on 2 shared cores: CVAA's exact feature search (media_tools/cvaa/matching.py) took
+# 0.34 s of CPU at map scale 1 with two threads against 0.27 s with one, and a test-pattern keyframe's whole
+# placement 0.25-0.37 s against 0.17-0.20 s (bench/README.md). Set before anything imports numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 app = Celery("skymark")
 app.config_from_object("django.conf:settings", namespace="CELERY")
