@@ -14,8 +14,9 @@ import cv2
 import numpy as np
 
 from .footprints import CameraModel, frame_corners, ground_offsets, quad_area
-from .geometry import project, warp_view
+from .geometry import project
 from .pairs import Pair
+from .rectify import warp_view
 
 
 def quad_homography(quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:

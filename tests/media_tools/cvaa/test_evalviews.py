@@ -10,7 +10,8 @@ import pytest
 from media_tools.cvaa import Pair, load_rgb
 from media_tools.cvaa.evalviews import oblique_from_photo, oblique_render, quad_homography, rotated_pair
 from media_tools.cvaa.footprints import frame_corners
-from media_tools.cvaa.geometry import oblique_rectifier, project, warp_view
+from media_tools.cvaa.geometry import project
+from media_tools.cvaa.rectify import oblique_rectifier, warp_view
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,9 @@ from media_tools.cvaa import (
 )
 from media_tools.cvaa import geometry as geometry_module
 from media_tools.cvaa.footprints import frame_corners
-from media_tools.cvaa.geometry import degenerate_reason, is_convex_view, oblique_rectifier, project, verify
+from media_tools.cvaa.geometry import degenerate_reason, is_convex_view, project, verify
 from media_tools.cvaa.matching import describe_frame
+from media_tools.cvaa.rectify import oblique_rectifier
 from media_tools.geo import georef_from_geotiff
 
 BRIGHTON = "brighton_beach"

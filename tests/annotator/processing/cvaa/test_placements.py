@@ -308,7 +308,7 @@ def test_where_whole_map_matching_finds_nothing_the_retrievers_windows_say_where
     wrong, true = CROPS[2], (x1, y1, x2, y2)
     quads = [[[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]] for b in (wrong, true)]
     CvaaPreview.objects.filter(keyframe=kf1).update(quads=quads, boxes=[list(wrong), list(true)], p_value=0.5)
-    from annotator.processing.cvaa.placements import KeyframePixels
+    from annotator.processing.cvaa.keyframe_pixels import KeyframePixels
 
     pixels = KeyframePixels([kf1])[0]
     locate = GeometricLocator.locate
