@@ -113,7 +113,12 @@ def _cpuinfo() -> list[str]:
 
 
 def _speeds(config: Any, synth: Any, device: str, cpu_steps: int, batch: int) -> dict[str, tuple[float, float]]:
-    """{measure: (device steps/s, CPU steps/s)} at the same batch, seed and pairs."""
+    """{measure: (device steps/s, CPU steps/s)} at the same batch, seed and pairs; on the CPU pairs are
+    made inline (its cores train), so both end-to-end rows share one CPU figure."""
+    import torch
+
+    from media_tools.cvaa.prefetch import pick_workers
+
     rows: dict[str, tuple[float, float]] = {}
     pool = PoolPairs(*synth.batch(np.random.default_rng(12345), 2 * batch))
     val = pool.batch(np.random.default_rng(1), 64)
@@ -121,9 +126,14 @@ def _speeds(config: Any, synth: Any, device: str, cpu_steps: int, batch: int) ->
     _, on_device = _timed_train(pool, fixed, max(cpu_steps, 40), device, val_pairs=val)
     _, on_cpu = _timed_train(pool, fixed, cpu_steps, "cpu", val_pairs=val)
     rows["model only (pairs made beforehand)"] = (on_device, on_cpu)
-    _, on_device = _timed_train(synth, fixed, max(cpu_steps, 20), device, val_pairs=val)
     _, on_cpu = _timed_train(synth, fixed, cpu_steps, "cpu", val_pairs=val)
-    rows["end to end (pairs made per step)"] = (on_device, on_cpu)
+    _, on_device = _timed_train(synth, fixed, max(cpu_steps, 20), device, val_pairs=val, pair_processes=False)
+    mode, workers = pick_workers(torch.device(device).type, processes=False)
+    rows[f"end to end, pairs in {workers} {mode}"] = (on_device, on_cpu)
+    mode, workers = pick_workers(torch.device(device).type)
+    # 6 rounds of the workers: their first round, all started together, would flatter the rate
+    _, on_device = _timed_train(synth, fixed, max(cpu_steps, 6 * max(workers, 1)), device, val_pairs=val)
+    rows[f"end to end, pairs in {workers} {mode}"] = (on_device, on_cpu)
     return rows
 
 
@@ -157,16 +167,23 @@ def run(args: argparse.Namespace) -> None:
     print(f"device: {device} = {_device_name(device)}; CPU: {_device_name('cpu')}")
     print(f"model: {'tiny' if args.tiny else 'small'} preset, batch {batch}, self-supervised pairs of the map")
     rows = _speeds(config, synth, device, args.cpu_steps, batch)
-    pilot = rows["end to end (pairs made per step)"][0]
+    _print_speeds(rows, batch, device)
+    if args.speeds_only:
+        return
+    pilot = list(rows.values())[-1][0]
     steps = max(10, min(args.max_steps, int(pilot * args.train_s)))
     print(f"\nmain training: {steps} steps on {device} (fitted to {args.train_s:.0f} s at {pilot:.2f} steps/s)")
     result, rate = _timed_train(synth, config.with_(batch_size=batch), steps, device, log=print)
     print(f"trained in {result.seconds:.0f} s ({rate:.2f} steps/s), best val recall@1 {result.best_recall_at_1:.3f}")
     encoder = CvaaEncoder.from_checkpoint(result.checkpoint_bytes, device=device)
     _evaluate(args.data, encoder)
-    print(f"\n{'steps/s, batch ' + str(batch):<38}{device:>10}{'cpu':>10}{'ratio':>9}")
+    _print_speeds(rows, batch, device)
+
+
+def _print_speeds(rows: dict[str, tuple[float, float]], batch: int, device: str) -> None:
+    print(f"\n{'steps/s, batch ' + str(batch):<38}{device:>10}{'cpu':>10}{'ratio':>9}", flush=True)
     for name, (fast, slow) in rows.items():
-        print(f"{name:<38}{fast:>10.2f}{slow:>10.3f}{fast / slow:>8.1f}x")
+        print(f"{name:<38}{fast:>10.2f}{slow:>10.3f}{fast / slow:>8.1f}x", flush=True)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -183,6 +200,7 @@ def _parser() -> argparse.ArgumentParser:
     go.add_argument("--train-s", type=float, default=150.0, help="about how long the main training runs")
     go.add_argument("--max-steps", type=int, default=3000)
     go.add_argument("--cpu-steps", type=int, default=4, help="steps timed on the CPU (and at least 20 on CUDA)")
+    go.add_argument("--speeds-only", action="store_true", help="only the steps/s rows: no main training")
     return parser
 
 

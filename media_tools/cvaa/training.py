@@ -10,9 +10,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections import deque
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from .config import CvaaConfig
 from .encoder import autocast, pick_device
 from .model import CvaaModel, info_nce
 from .pairs import PairSource
+from .prefetch import batches, pick_workers
 
 Batch = tuple[np.ndarray, np.ndarray]
 CPU_BATCH = 64
@@ -75,6 +74,8 @@ def train(
     threads: int | None = None,
     progress: Callable[[float], None] | None = None,
     log: Callable[[str], None] | None = None,
+    pair_workers: int | None = None,
+    pair_processes: bool = True,
 ) -> TrainResult:
     """Train a new model for `steps` batches and return the best checkpoint by validation recall@1.
 
@@ -98,10 +99,15 @@ def train(
     batch_size = auto_batch_size(config, dev)
     val = _validation_set(val_pairs if val_pairs is not None else pairs_source, seed, val_size)
     say = log or (lambda _: None)
-    say(f"training on {dev} ({torch.get_num_threads()} CPU threads), batch {batch_size}, {steps} steps")
+    mode, workers = pick_workers(dev.type, pair_workers, processes=pair_processes)
+    say(
+        f"training on {dev} ({torch.get_num_threads()} CPU threads), batch {batch_size}, {steps} steps; "
+        f"pairs made {mode if not workers else f'in {workers} {mode}'}"
+    )
     started, history = time.perf_counter(), []
     best: dict[str, Any] = {"recall": -1.0, "step": 0, "state": None}
-    for step, batch in enumerate(_batches(pairs_source, seed, batch_size, steps, prefetch=dev.type == "cuda"), 1):
+    made = batches(pairs_source, seed, batch_size, steps, mode=mode, workers=workers)
+    for step, batch in enumerate(made, 1):
         loss = _step(model, batch, dev, optimizer, scaler)
         scheduler.step()
         record = {
@@ -141,21 +147,6 @@ def _optimizer(model: CvaaModel, config: CvaaConfig, steps: int) -> tuple[torch.
         return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, (done - warmup) / max(1, steps - warmup))))
 
     return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
-
-
-def _batches(source: PairSource, seed: int, size: int, steps: int, *, prefetch: bool) -> Iterator[Batch]:
-    """Each step's batch from its own generator; on a GPU two batches are made ahead in threads (OpenCV
-    releases the interpreter lock) so the GPU does not wait for the CPU."""
-    if not prefetch:
-        for step in range(1, steps + 1):
-            yield source.batch(np.random.default_rng([seed, step]), size)
-        return
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        ahead: deque[Future[Batch]] = deque()
-        for step in range(1, steps + 1):
-            while len(ahead) < 2 and step + len(ahead) <= steps:
-                ahead.append(pool.submit(source.batch, np.random.default_rng([seed, step + len(ahead)]), size))
-            yield ahead.popleft().result()
 
 
 def _step(model: CvaaModel, batch: Batch, dev: torch.device, optimizer: Any, scaler: Any) -> float:

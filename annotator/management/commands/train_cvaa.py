@@ -30,10 +30,22 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=Path, help="also write the checkpoint file here")
         parser.add_argument("--no-activate", action="store_true", help="keep the current checkpoint active")
         parser.add_argument("--enqueue", action="store_true", help="run on a `gpu` worker instead of here")
+        parser.add_argument(
+            "--export", type=Path, metavar="DIR",
+            help="write the training set as plain files for a machine with torch only "
+            "(python -m media_tools.cvaa.bundle DIR --out FILE trains there), and stop",
+        )  # fmt: skip
+        parser.add_argument(
+            "--import-trained", type=Path, metavar="FILE",
+            help="a checkpoint trained on an exported set: calibrate it on the held-out scenes and keep it",
+        )  # fmt: skip
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["steps"] < 1:
             raise CommandError("--steps must be at least 1")
+        if opts["export"] or opts["import_trained"]:
+            self._offline(opts)
+            return
         if opts["device"] and not opts["enqueue"]:  # an enqueued run trains on the gpu worker, not here
             from media_tools.cvaa import DeviceUnavailable, pick_device  # imports torch
 
@@ -65,9 +77,37 @@ class Command(BaseCommand):
             with default_storage.open(checkpoint.file.name or "", "rb") as src, opts["out"].open("wb") as dst:
                 shutil.copyfileobj(src, dst)
             self.stdout.write(f"wrote {opts['out']}")
+        self._enqueue(jobs)
+
+    def _enqueue(self, jobs: list[Any]) -> None:
         if jobs:
             enqueue_jobs(jobs=jobs)
             self.stdout.write(
                 f"active now; queued {len(jobs)} scene preview job(s) for the workers "
                 "(or run them here: manage.py process_scenes --kind cvaa)"
             )
+
+    def _offline(self, opts: dict[str, Any]) -> None:
+        from annotator.processing.cvaa.offline import training_export, training_import
+        from media_tools import MediaError
+
+        if opts["export"] and opts["import_trained"]:
+            raise CommandError("give --export or --import-trained, not both")
+        try:
+            if opts["export"]:
+                training_export(out=opts["export"], config=PRESETS[opts["preset"]](), seed=opts["seed"], log=tqdm.write)
+                return
+            path: Path = opts["import_trained"]
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise CommandError(f"--import-trained: {exc}") from exc
+            run, jobs = training_import(
+                data=data, name=path.name, activate=not opts["no_activate"], created_by=None, log=tqdm.write
+            )
+        except (MediaError, ValueError) as exc:
+            raise CommandError(str(exc)) from exc
+        checkpoint = run.checkpoint
+        assert checkpoint is not None
+        self.stdout.write(f"checkpoint {checkpoint.id} ({checkpoint.sha256[:12]}): {run.detail}")
+        self._enqueue(jobs)

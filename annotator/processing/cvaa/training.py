@@ -55,6 +55,8 @@ class Sources:
     images: dict[int, np.ndarray]
     held_pairs: dict[int, list[Pair]]  # held-out image id -> its real pairs (calibration)
     counts: dict[str, Any] = field(default_factory=dict)
+    # (kind, image id, real pairs, weight) per source of `train`, in its order: what a bundle records
+    recipe: list[tuple[str, int, list[Pair], float]] = field(default_factory=list)
 
 
 def _pixels(name: str) -> np.ndarray:
@@ -97,7 +99,7 @@ def sources_collect(*, config: CvaaConfig, seed: int, log: Log) -> Sources:
     log(f"self-supervised: {len(train_images)} satellite image(s), crops warped as oblique drone views")
     shapes = {i: px.shape[:2] for i, px in images.items()}
     collected = real_pairs_collect(config=config, scenes=scenes, shapes=shapes, log=log)  # type: ignore[arg-type]
-    synthetic = [SyntheticPairs.from_config(pixels, config) for pixels in train_images.values()]
+    synthetic = {i: SyntheticPairs.from_config(pixels, config) for i, pixels in train_images.items()}
     return _assemble(config, images, collected, split, synthetic, log)
 
 
@@ -114,12 +116,13 @@ def _assemble(
     images: dict[int, np.ndarray],
     collected: Collected,
     split: SceneSplit,
-    synthetic: list[SyntheticPairs],
+    synthetic_by_image: dict[int, SyntheticPairs],
     log: Log,
 ) -> Sources:
     from media_tools.cvaa import MixedPairs, RealPairs
 
     kw: dict[str, Any] = {"input_size": config.input_size, "rotations": config.rotations}
+    synthetic = list(synthetic_by_image.values())
     train_pairs, held_pairs = _by_image(collected, split.train_scenes), _by_image(collected, split.held_scenes)
     real = [(RealPairs(images[i], p, **kw), len(p)) for i, p in train_pairs.items()]
     val_parts = [RealPairs(images[i], p, **kw).fixed() for i, p in held_pairs.items()]
@@ -142,7 +145,10 @@ def _assemble(
         "placements not used": dict(sorted(collected.skipped.items())),
         "min_placement_confidence": settings.SKYMARK_CVAA_TRAIN_MIN_CONFIDENCE,
     }
-    return Sources(MixedPairs(sources, weights), val, split, images, held_pairs, counts)
+    kinds: list[tuple[str, int, list[Pair]]] = [("synthetic", i, []) for i in synthetic_by_image]
+    kinds += [("real", i, p) for i, p in train_pairs.items()]
+    recipe = [(kind, i, pairs, w) for (kind, i, pairs), w in zip(kinds, weights, strict=True)]
+    return Sources(MixedPairs(sources, weights), val, split, images, held_pairs, counts, recipe)
 
 
 def _claim(run_id: int) -> CvaaTraining | None:
