@@ -20,6 +20,7 @@ Usage: python bench/cvaa_gpu.py            (both parts on a CUDA machine; elsewh
        python bench/cvaa_gpu.py prepare --out DIR
        python bench/cvaa_gpu.py run --data DIR [--train-s 150] [--max-steps 3000] [--cpu-steps 4]
        python bench/cvaa_gpu.py run --data DIR --tiny --device cpu   (a smoke run of the script, any machine)
+       python bench/cvaa_gpu.py infer --data DIR --checkpoint FILE   (previews' path: CUDA against the CPU)
 """
 
 from __future__ import annotations
@@ -186,6 +187,48 @@ def _print_speeds(rows: dict[str, tuple[float, float]], batch: int, device: str)
         print(f"{name:<38}{fast:>10.2f}{slow:>10.3f}{fast / slow:>8.1f}x", flush=True)
 
 
+def _median(fn: Any, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def infer(args: argparse.Namespace) -> None:
+    """The previews' path on CUDA against the CPU with one trained checkpoint: the index build (every
+    window embedded), a frame's query (one forward pass, the matrix product, ranking), and whether both
+    devices give the same answers (CUDA embeds under bf16 autocast, the CPU in float32)."""
+    import torch
+
+    from media_tools.cvaa import CvaaEncoder, WindowIndex, box_iou
+
+    meta = json.loads((args.data / "pairs.json").read_text())
+    image = _rgb(args.data / "map.png")
+    frames = [_rgb(args.data / p["frame"]) for p in meta["pairs"]]
+    data = args.checkpoint.read_bytes()
+    print(f"torch {torch.__version__}; map {image.shape[1]}x{image.shape[0]}, {len(frames)} photos", flush=True)
+    answers: dict[str, list[Any]] = {}
+    first, second = args.devices.split(",")
+    for device in (first, second):
+        encoder = CvaaEncoder.from_checkpoint(data, device=device)
+        index = WindowIndex.build(image, encoder)  # the first build also warms CUDA's kernels up
+        build = _median(lambda: WindowIndex.build(image, encoder), args.runs)  # noqa: B023
+        located = [index.locate(f, encoder, top_k=5) for f in frames]
+        query = float(np.median([_median(lambda: index.locate(f, encoder, top_k=5), args.runs) for f in frames]))  # noqa: B023
+        answers.setdefault(device, located)
+        answers[f"{device}#2"] = located
+        print(f"{device:<5} {_device_name(device)}: {len(index.windows.unique_boxes)} boxes; build (every window "
+              f"embedded) {build:.3f} s; query {query * 1000:.1f} ms per photo (median)", flush=True)  # fmt: skip
+    pairs = list(zip(answers[first], answers[f"{second}#2"], strict=True))
+    same_top1 = sum(bool(np.allclose(a.boxes[0], b.boxes[0])) for a, b in pairs)
+    overlap = [float(np.mean([box_iou(box, b.boxes).max() >= 0.99 for box in a.boxes])) for a, b in pairs]
+    gap = max(float(np.abs(a.scores - b.scores).max()) for a, b in pairs)
+    print(f"{first} against {second}: the same first box on {same_top1}/{len(frames)} photos; top-5 boxes shared "
+          f"{np.mean(overlap):.2f} on average; largest score difference {gap:.4f}", flush=True)  # fmt: skip
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="mode")
@@ -201,6 +244,11 @@ def _parser() -> argparse.ArgumentParser:
     go.add_argument("--max-steps", type=int, default=3000)
     go.add_argument("--cpu-steps", type=int, default=4, help="steps timed on the CPU (and at least 20 on CUDA)")
     go.add_argument("--speeds-only", action="store_true", help="only the steps/s rows: no main training")
+    use = sub.add_parser("infer")
+    use.add_argument("--data", type=Path, required=True)
+    use.add_argument("--checkpoint", type=Path, required=True)
+    use.add_argument("--runs", type=int, default=5)
+    use.add_argument("--devices", default="cuda,cpu", help="the two devices compared")
     return parser
 
 
@@ -211,6 +259,8 @@ def main() -> None:
         prepare(args.out, args.testdata)
     elif args.mode == "run":
         run(args)
+    elif args.mode == "infer":
+        infer(args)
     else:  # no mode (`make bench`): both parts where there is a GPU
         import torch
 
