@@ -168,6 +168,7 @@ def backup_restore(*, archive: Path, force: bool = False, progress: Progress = _
             raise
     connection.close()
     migrated = _migrate()
+    database.database_analyze()
     return Restored(manifest=manifest, migrated=migrated)
 
 
