@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import {
-  LOW_CONFIDENCE, NOT_PLACED, isPlaced, labelAnchor, placementLabel, placementView, spanAt, uncertaintyText,
+  LOW_CONFIDENCE, NOT_PLACED, errorDigits, isPlaced, labelAnchor, placementLabel, placementView, spanAt, uncertaintyText,
 } from "../../static/js/lib/placement.js";
 
 const quad = [[0, 0], [10, 0], [10, 10], [0, 10]];
@@ -15,6 +15,14 @@ describe("uncertaintyText", () => {
   it("says metres where known, to a tenth under 10 m and whole metres above", () => {
     assert.equal(uncertaintyText(p()), "±3.2 m");
     assert.equal(uncertaintyText(p({ uncertainty_m: 14.46 })), "±14 m");
+    assert.equal(uncertaintyText(p({ uncertainty_m: 9.96 })), "±10.0 m");
+    assert.equal(uncertaintyText(p({ uncertainty_m: 0.1 })), "±0.1 m");
+  });
+  it("keeps a sub-decimetre error in hundredths, not rounded to a claim of zero", () => {
+    assert.equal(uncertaintyText(p({ uncertainty_m: 0.047, relative_to_map: true })), "±0.05 m on the map");
+    assert.equal(uncertaintyText(p({ uncertainty_m: 0.099 })), "±0.10 m");
+    assert.equal(uncertaintyText(p({ uncertainty_m: 0.004 })), "±<0.01 m");
+    assert.equal(uncertaintyText(p({ uncertainty_m: null, uncertainty_px: 0.042 })), "±0.04 px");
   });
   it("falls back to pixels without a ground resolution, and says exact for no error", () => {
     assert.equal(uncertaintyText(p({ uncertainty_m: null })), "±37 px");
@@ -27,6 +35,12 @@ describe("uncertaintyText", () => {
     assert.equal(uncertaintyText(p({ uncertainty_m: 0, relative_to_map: true })), "exact on the map");
     assert.equal(uncertaintyText(p({ uncertainty_m: null, relative_to_map: true })), "±37 px");
     assert.equal(placementLabel(p({ relative_to_map: true })), "matching ±3.2 m on the map · 0.87");
+  });
+});
+
+describe("errorDigits", () => {
+  it("changes precision at 10 and at 0.1, at the boundaries", () => {
+    assert.deepEqual([10, 9.99, 0.1, 0.0999, 0.005, 0.0049].map(errorDigits), ["10", "10.0", "0.1", "0.10", "0.01", "<0.01"]);
   });
 });
 

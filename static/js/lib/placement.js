@@ -34,17 +34,25 @@ export const SOURCE_NAMES = /** @type {Record<string, string>} */ ({
 export const LOW_CONFIDENCE = "not placed (low confidence)";
 export const NOT_PLACED = "not placed";
 
+/** An error for a label: whole units from 10, tenths from 0.1, hundredths below (a frame registered to
+ * half a map pixel on a 9 cm map is 0.05 m, not "0.0"), "<0.01" under that. @param {number} v */
+export function errorDigits(v) {
+  if (v >= 10) return String(Math.round(v));
+  if (v >= 0.1) return v.toFixed(1);
+  return v >= 0.005 ? v.toFixed(2) : "<0.01";
+}
+
 /** "±3.2 m", "±0.4 m on the map" where the map's own georeference error is unknown, "±14 px" where no
  * metres are known, "exact" for no error ("exact on the map" likewise).
  * @param {Placement} p */
 export function uncertaintyText(p) {
   if (p.uncertainty_m !== null && p.uncertainty_m !== undefined && Number.isFinite(p.uncertainty_m)) {
-    const text = p.uncertainty_m === 0 ? "exact" : `±${p.uncertainty_m < 10 ? p.uncertainty_m.toFixed(1) : Math.round(p.uncertainty_m)} m`;
+    const text = p.uncertainty_m === 0 ? "exact" : `±${errorDigits(p.uncertainty_m)} m`;
     return p.relative_to_map ? `${text} on the map` : text;
   }
   if (!Number.isFinite(p.uncertainty_px)) return "";
   if (p.uncertainty_px === 0) return "exact";
-  return `±${p.uncertainty_px < 10 ? p.uncertainty_px.toFixed(1) : Math.round(p.uncertainty_px)} px`;
+  return `±${errorDigits(p.uncertainty_px)} px`;
 }
 
 /** "matching ±3.2 m · 0.87": the map label of a drawn placement. @param {Placement} p */
