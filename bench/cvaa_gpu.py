@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import tempfile
 import time
@@ -82,35 +81,9 @@ class PoolPairs:
 
 
 def _timed_train(source: Any, config: Any, steps: int, device: str, **kw: Any) -> tuple[Any, float]:
-    """train() with a clock at each step's end; returns (result, steps per second after the first)."""
-    from media_tools.cvaa import train
+    from media_tools.cvaa.training import timed_train
 
-    stamps: list[float] = []
-
-    def clock(_: float) -> None:  # train() calls it after each step, once the step's loss is read back
-        stamps.append(time.perf_counter())
-
-    result = train(source, config, steps=steps, seed=0, device=device, progress=clock, **kw)
-    rate = (len(stamps) - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 1 else float("nan")
-    return result, rate
-
-
-def _device_name(device: str) -> str:
-    import torch
-
-    if device.startswith("cuda"):
-        return torch.cuda.get_device_name(torch.device(device))
-    name = next(
-        (line.split(":", 1)[1].strip() for line in _cpuinfo() if line.startswith("model name")), platform.processor()
-    )
-    return f"{name or 'CPU'}, {torch.get_num_threads()} torch threads"
-
-
-def _cpuinfo() -> list[str]:
-    try:
-        return Path("/proc/cpuinfo").read_text().splitlines()
-    except OSError:
-        return []
+    return timed_train(source, config, steps=steps, seed=0, device=device, **kw)
 
 
 def _speeds(config: Any, synth: Any, device: str, cpu_steps: int, batch: int) -> dict[str, tuple[float, float]]:
@@ -158,6 +131,7 @@ def run(args: argparse.Namespace) -> None:
     import torch
 
     from media_tools.cvaa import CvaaConfig, CvaaEncoder, SyntheticPairs, pick_device
+    from media_tools.cvaa.encoder import device_name
 
     device = str(pick_device(args.device))
     config = CvaaConfig.tiny() if args.tiny else CvaaConfig.small()
@@ -165,7 +139,7 @@ def run(args: argparse.Namespace) -> None:
     synth = SyntheticPairs.from_config(image, config)
     batch = args.batch or config.batch_size or (1024 if device.startswith("cuda") else 64)
     print(f"torch {torch.__version__} (CUDA {torch.version.cuda}), numpy {np.__version__}, {os.cpu_count()} CPUs")
-    print(f"device: {device} = {_device_name(device)}; CPU: {_device_name('cpu')}")
+    print(f"device: {device} = {device_name(device)}; CPU: {device_name('cpu')}")
     print(f"model: {'tiny' if args.tiny else 'small'} preset, batch {batch}, self-supervised pairs of the map")
     rows = _speeds(config, synth, device, args.cpu_steps, batch)
     _print_speeds(rows, batch, device)
@@ -203,13 +177,14 @@ def infer(args: argparse.Namespace) -> None:
     import torch
 
     from media_tools.cvaa import CvaaEncoder, WindowIndex, box_iou
+    from media_tools.cvaa.encoder import device_name
 
     meta = json.loads((args.data / "pairs.json").read_text())
     image = _rgb(args.data / "map.png")
     frames = [_rgb(args.data / p["frame"]) for p in meta["pairs"]]
     data = args.checkpoint.read_bytes()
     print(f"torch {torch.__version__}; map {image.shape[1]}x{image.shape[0]}, {len(frames)} photos", flush=True)
-    answers: dict[str, list[Any]] = {}
+    answers: list[list[Any]] = []  # per device, in order (the same device twice compares two runs)
     first, second = args.devices.split(",")
     for device in (first, second):
         encoder = CvaaEncoder.from_checkpoint(data, device=device)
@@ -217,11 +192,10 @@ def infer(args: argparse.Namespace) -> None:
         build = _median(lambda: WindowIndex.build(image, encoder), args.runs)  # noqa: B023
         located = [index.locate(f, encoder, top_k=5) for f in frames]
         query = float(np.median([_median(lambda: index.locate(f, encoder, top_k=5), args.runs) for f in frames]))  # noqa: B023
-        answers.setdefault(device, located)
-        answers[f"{device}#2"] = located
-        print(f"{device:<5} {_device_name(device)}: {len(index.windows.unique_boxes)} boxes; build (every window "
+        answers.append(located)
+        print(f"{device:<5} {device_name(device)}: {len(index.windows.unique_boxes)} boxes; build (every window "
               f"embedded) {build:.3f} s; query {query * 1000:.1f} ms per photo (median)", flush=True)  # fmt: skip
-    pairs = list(zip(answers[first], answers[f"{second}#2"], strict=True))
+    pairs = list(zip(*answers, strict=True))
     same_top1 = sum(bool(np.allclose(a.boxes[0], b.boxes[0])) for a, b in pairs)
     overlap = [float(np.mean([box_iou(box, b.boxes).max() >= 0.99 for box in a.boxes])) for a, b in pairs]
     gap = max(float(np.abs(a.scores - b.scores).max()) for a, b in pairs)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -130,14 +129,6 @@ def bundle_read(folder: Path) -> Bundle:
     return Bundle(CvaaConfig.from_dict(doc["config"]), int(doc["seed"]), images, sources, pair, doc.get("meta", {}))
 
 
-def _device_name(dev: Any) -> str:
-    import torch
-
-    if dev.type == "cuda":
-        return torch.cuda.get_device_name(dev)
-    return f"{platform.processor() or platform.machine()} CPU, {torch.get_num_threads()} threads"
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m media_tools.cvaa.bundle", description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path)
@@ -156,8 +147,8 @@ def bundle_train(args: argparse.Namespace) -> None:
     import torch
 
     from .checkpoint import checkpoint_bytes, load_checkpoint, write_bytes_atomic
-    from .encoder import pick_device
-    from .training import train
+    from .encoder import device_name, pick_device
+    from .training import timed_train, train
 
     bundle = bundle_read(args.folder)
     dev = pick_device(args.device or None)
@@ -165,7 +156,9 @@ def bundle_train(args: argparse.Namespace) -> None:
     steps = args.steps
     if not steps:  # a short pilot at the same batch and workers gives the rate to fit the time to
         # long enough that the workers' first wave (all started together) does not set the rate
-        pilot = _timed(source, bundle, 60, dev, args.pair_workers)
+        quiet = bundle.config.with_(eval_every=10**9)  # no validation inside the timed steps
+        _, pilot = timed_train(source, quiet, steps=60, seed=bundle.seed, val_pairs=bundle.val, device=str(dev),
+                               pair_workers=args.pair_workers)  # fmt: skip
         steps = max(10, min(args.max_steps, int(pilot * args.train_s)))
         print(f"pilot: {pilot:.2f} steps/s; training {steps} steps (about {args.train_s:.0f} s)", flush=True)
     started = time.perf_counter()
@@ -175,17 +168,18 @@ def bundle_train(args: argparse.Namespace) -> None:
     )  # fmt: skip
     seconds = time.perf_counter() - started
     ckpt = load_checkpoint(result.checkpoint_bytes)
+    loss_first, loss_last = result.loss_summary()
     meta = {
         **ckpt.meta,
         **bundle.meta,
-        "device_name": _device_name(dev),
+        "device_name": device_name(dev),
         "torch": str(torch.__version__),
         "cpus": os.cpu_count(),
         "batch_size": result.batch_size,
         "seconds": round(seconds, 1),
         "steps_per_s": round(steps / seconds, 3),
-        "loss_first": round(float(np.mean([h["loss"] for h in result.history[: max(1, steps // 10)]])), 4),
-        "loss_last": round(float(np.mean([h["loss"] for h in result.history[-max(1, steps // 10) :]])), 4),
+        "loss_first": round(loss_first, 4),
+        "loss_last": round(loss_last, 4),
         "trained_from": "bundle",
     }
     write_bytes_atomic(args.out, checkpoint_bytes(ckpt.model, meta=meta))
@@ -194,17 +188,6 @@ def bundle_train(args: argparse.Namespace) -> None:
         f"batch {result.batch_size}, best val recall@1 {result.best_recall_at_1:.3f} at step {result.best_step}",
         flush=True,
     )
-
-
-def _timed(source: PairSource, bundle: Bundle, steps: int, dev: Any, workers: int | None) -> float:
-    """Steps per second of a short run, from its second step to its last."""
-    from .training import train
-
-    stamps: list[float] = []
-    config = bundle.config.with_(eval_every=10**9)
-    train(source, config, steps=steps, seed=bundle.seed, val_pairs=bundle.val, device=str(dev),
-          pair_workers=workers, progress=lambda _: stamps.append(time.perf_counter()))  # fmt: skip
-    return (len(stamps) - 1) / (stamps[-1] - stamps[0])
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ in `stats`, so callers and tests can tell a cached window index from a rebuilt o
 from __future__ import annotations
 
 import contextlib
+import platform
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,19 @@ def _unusable(dev: torch.device) -> str:
     if dev.type == "mps":
         return "" if torch.backends.mps.is_available() else "Apple's Metal (MPS) is not available on this machine"
     return f"{dev.type} devices are not supported by CVAA"
+
+
+def device_name(device: str | torch.device) -> str:
+    """What runs the work, for a record: the GPU's name, or the CPU's model and torch's thread count."""
+    dev = torch.device(device)
+    if dev.type == "cuda":
+        return torch.cuda.get_device_name(dev)
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        lines = []
+    name = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), "")
+    return f"{name or platform.processor() or 'unknown'} (CPU), {torch.get_num_threads()} torch threads"
 
 
 def _choices() -> str:

@@ -99,6 +99,9 @@ def root_sift(descriptors: np.ndarray) -> np.ndarray:
     return np.sqrt(d).astype(np.float32)
 
 
+FLANN_SEED = 0
+
+
 def flann_index(descriptors: np.ndarray) -> cv2.FlannBasedMatcher:
     """An approximate nearest-neighbour index (randomised k-d trees) over `descriptors`, built once and
     queried per frame: 5-7x faster than brute force at the map's thousands of features. The trees are
@@ -111,9 +114,6 @@ def flann_index(descriptors: np.ndarray) -> cv2.FlannBasedMatcher:
     cv2.setRNGSeed(FLANN_SEED)
     matcher.train()
     return matcher
-
-
-FLANN_SEED = 0
 
 
 # Exact search of a features among b costs one BLAS product, an approximate one a FLANN query: below this many

@@ -39,18 +39,18 @@ def pick_workers(device_type: str, requested: int | None = None, *, processes: b
             raise ValueError(f"pair workers must be 0 or more, got {requested}")
         if requested == 0:
             return "inline", 0
-        return ("processes", requested) if processes and _may_fork() else ("threads", requested)
+        return ("processes", requested) if processes and _may_start_processes() else ("threads", requested)
     if device_type == "cuda" and not processes:
         return "threads", THREADS
     if device_type != "cuda":
         return "inline", 0
     spare = (os.cpu_count() or 1) - 1
-    if spare >= 2 and _may_fork():
+    if spare >= 2 and _may_start_processes():
         return "processes", min(MAX_PROCESSES, spare)
     return "threads", THREADS
 
 
-def _may_fork() -> bool:
+def _may_start_processes() -> bool:
     return not multiprocessing.current_process().daemon
 
 

@@ -46,6 +46,12 @@ class TrainResult:
     batch_size: int
     seconds: float
 
+    def loss_summary(self) -> tuple[float, float]:
+        """The mean loss of the first and of the last tenth of the steps: whether training learned."""
+        losses = [h["loss"] for h in self.history]
+        tenth = max(1, len(losses) // 10)
+        return float(np.mean(losses[:tenth])), float(np.mean(losses[-tenth:]))
+
 
 def auto_batch_size(config: CvaaConfig, device: torch.device) -> int:
     """config.batch_size when set; else 64 pairs on a CPU, and on a GPU as many as fit in half its free
@@ -124,6 +130,15 @@ def train(
         if progress:
             progress(step / steps)
     return _result(model, best, history, dev, batch_size, started, out)
+
+
+def timed_train(pairs_source: PairSource, config: CvaaConfig, *, steps: int, **kw: Any) -> tuple[TrainResult, float]:
+    """train() with a clock at each step's end: (result, steps per second from the second step to the last,
+    which leaves out the first step's start-up work; NaN for one step)."""
+    stamps: list[float] = []
+    result = train(pairs_source, config, steps=steps, progress=lambda _: stamps.append(time.perf_counter()), **kw)
+    rate = (len(stamps) - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 1 else float("nan")
+    return result, rate
 
 
 def _seed_everything(seed: int) -> None:

@@ -23,7 +23,7 @@ from media_tools.cvaa import CheckpointError, CvaaConfig
 
 from .calibrate import calibrate_checkpoint
 from .checkpoints import checkpoint_activate, checkpoint_create
-from .training import Log, sources_collect
+from .training import Log, held_out_collect, sources_collect
 
 
 def training_export(*, out: Path, config: CvaaConfig, seed: int, log: Log) -> dict[str, Any]:
@@ -70,15 +70,15 @@ def training_import(
     if meta.get("trained_from") != "bundle" or "split" not in meta or "seed" not in meta:
         raise ValueError(f"{name}: not trained on an exported bundle (no split and seed recorded)")
     seed = int(meta["seed"])
-    sources = sources_collect(config=ckpt.config, seed=seed, log=log)
-    if sources.split.to_dict() != meta["split"]:
+    held = held_out_collect(config=ckpt.config, seed=seed, log=log)
+    if held.split.to_dict() != meta["split"]:
         raise ValueError(
-            f"{name}: the platform now splits its scenes as {sources.split.to_dict()}, the bundle was split as "
+            f"{name}: the platform now splits its scenes as {held.split.to_dict()}, the bundle was split as "
             f"{meta['split']}: calibrating on a scene it trained on would flatter it; export and train again"
         )
     data, calibrated = calibrate_checkpoint(
-        data=data, images=sources.images, held_pairs=sources.held_pairs, held_images=sources.split.held_images,
-        split=sources.split.to_dict(), seed=seed, device=None, log=log,
+        data=data, images=held.images, held_pairs=held.held_pairs, held_images=held.split.held_images,
+        split=held.split.to_dict(), seed=seed, device=None, log=log,
     )  # fmt: skip
     metrics = {
         key: meta.get(key)

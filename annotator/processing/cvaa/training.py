@@ -78,11 +78,16 @@ def _readable_images(log: Log) -> dict[int, np.ndarray]:
     return images
 
 
-def sources_collect(*, config: CvaaConfig, seed: int, log: Log) -> Sources:
-    """Every pair source the platform has, split by scene (module doc). Raises MediaError when there is
-    no image at all."""
-    from media_tools.cvaa import SyntheticPairs
+@dataclass
+class HeldOut:
+    """What calibration needs: the readable images, the split by scene and the held-out real pairs."""
 
+    images: dict[int, np.ndarray]
+    split: SceneSplit
+    held_pairs: dict[int, list[Pair]]
+
+
+def _collect(config: CvaaConfig, seed: int, log: Log) -> tuple[dict[int, np.ndarray], SceneSplit, Collected]:
     images = _readable_images(log)
     scenes: dict[int, set[int]] = {}
     for scene in (
@@ -95,10 +100,26 @@ def sources_collect(*, config: CvaaConfig, seed: int, log: Log) -> Sources:
         f"{len(split.held_scenes)} held out on {len(split.held_images)} image(s)"
         + ("" if split.held_scenes else " (one group of scenes sharing images: nothing to hold out)")
     )
-    train_images = {i: px for i, px in images.items() if i in split.train_images or not split.train_images}
-    log(f"self-supervised: {len(train_images)} satellite image(s), crops warped as oblique drone views")
     shapes = {i: px.shape[:2] for i, px in images.items()}
     collected = real_pairs_collect(config=config, scenes=scenes, shapes=shapes, log=log)  # type: ignore[arg-type]
+    return images, split, collected
+
+
+def held_out_collect(*, config: CvaaConfig, seed: int, log: Log) -> HeldOut:
+    """The split and the held-out scenes' real pairs, without building any training source (a checkpoint
+    trained elsewhere is calibrated with these). Raises MediaError when there is no image at all."""
+    images, split, collected = _collect(config, seed, log)
+    return HeldOut(images, split, _by_image(collected, split.held_scenes))
+
+
+def sources_collect(*, config: CvaaConfig, seed: int, log: Log) -> Sources:
+    """Every pair source the platform has, split by scene (module doc). Raises MediaError when there is
+    no image at all."""
+    from media_tools.cvaa import SyntheticPairs
+
+    images, split, collected = _collect(config, seed, log)
+    train_images = {i: px for i, px in images.items() if i in split.train_images or not split.train_images}
+    log(f"self-supervised: {len(train_images)} satellite image(s), crops warped as oblique drone views")
     synthetic = {i: SyntheticPairs.from_config(pixels, config) for i, pixels in train_images.items()}
     return _assemble(config, images, collected, split, synthetic, log)
 
@@ -227,8 +248,7 @@ def training_run(
 
 
 def _metrics(run: CvaaTraining, result: Any, sources: Sources) -> dict[str, Any]:
-    losses = [h["loss"] for h in result.history]
-    tenth = max(1, len(losses) // 10)
+    loss_first, loss_last = result.loss_summary()
     return {
         "steps": run.steps,
         "seed": run.seed,
@@ -238,8 +258,8 @@ def _metrics(run: CvaaTraining, result: Any, sources: Sources) -> dict[str, Any]
         "seconds": round(result.seconds, 1),
         "best_step": result.best_step,
         "val_recall_at_1": result.best_recall_at_1,
-        "loss_first": round(float(np.mean(losses[:tenth])), 4),
-        "loss_last": round(float(np.mean(losses[-tenth:])), 4),
+        "loss_first": round(loss_first, 4),
+        "loss_last": round(loss_last, 4),
         "pairs": sources.counts,
         "split": sources.split.to_dict(),
         "steps_per_s": round(len(result.history) / result.seconds, 3) if result.seconds else None,
