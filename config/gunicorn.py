@@ -16,12 +16,13 @@ and the loaded objects are frozen before the fork (the order the gc module's doc
 forking servers): a collection in a worker then neither scans them nor writes to their pages.
 
 Each worker hands the interpreter lock over every 0.5 ms instead of Python's 5 ms. A thread that
-waits on the database gives the lock up, and getting it back beside a thread that is computing took
+waits on the database gives the lock up, and getting it back beside a thread that is computing takes
 up to the whole interval, once per query and, on SQLite, once per row: five reads of 50 rows that
-take 0.12 ms alone took 36 ms (p50; p99 94 ms) beside a busy thread at 5 ms, 4.6 / 8.4 ms at 0.5 ms,
-while two computing threads lost no measurable throughput (bench/README.md, "The interpreter lock
-under load"). In a worker the request threads and gunicorn's accepting thread share one lock, so this
-wait was in the 8-client p99s.
+take 0.14 ms alone took 42-52 ms (p50) beside a computing thread at 5 ms and 3 ms at 0.5 ms, for
+4-6 % less work when both threads compute (bench/gil.py). In a worker the request threads and
+gunicorn's accepting thread share one lock; at the benchmark's size, over two sittings, 7 of the 8
+figures of the 8-client mark saves' p99 fell (0.70-1.03x) and the scene reads' rose (1.08-1.19x):
+bench/README.md, "The interpreter lock".
 """
 
 import gc
