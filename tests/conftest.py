@@ -79,7 +79,8 @@ def cache_of_this_test(settings) -> None:  # type: ignore[no-untyped-def]
 def _patient(conf: dict) -> dict:
     """A test process stalled for half a second by a busy machine is not a Redis that went down: the
     product's 0.5 s read timeout then sends a session to the database, and a query count compared
-    across two requests moves by one (seen once in CI). The outage path is tested with a closed port
+    across two requests moves by one (CI once saw a dashboard's 14 queries as 15; with the cache
+    paused the extra one is the session's SELECT). The outage path is tested with a closed port
     (tests/config/test_cache.py), which refuses at once whatever the timeout."""
     if conf.get("BACKEND") != "config.cache.DegradingRedisCache":
         return {}
