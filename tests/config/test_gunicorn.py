@@ -1,10 +1,14 @@
-"""config/gunicorn.py as gunicorn reads it: every setting it names is one gunicorn knows, and a
-forked worker gets its garbage collector back and the short lock hand-over (the module says why)."""
+"""config/gunicorn.py as gunicorn reads it: every setting it names is one gunicorn knows, a forked
+worker gets its garbage collector back and the short lock hand-over, and the master loads what a
+worker's first requests would otherwise import (the module says why)."""
 
 from __future__ import annotations
 
 import gc
+import json
+import os
 import runpy
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +17,11 @@ from typing import Any
 import pytest
 from gunicorn.config import Config
 
-CONF = Path(__file__).resolve().parents[2] / "config" / "gunicorn.py"
+from tests.factories import AnnotatorFactory, SceneFactory
+from tests.workers import database_url
+
+ROOT = Path(__file__).resolve().parents[2]
+CONF = ROOT / "config" / "gunicorn.py"
 
 
 @pytest.fixture
@@ -42,3 +50,64 @@ def test_a_forked_worker_collects_garbage_and_hands_the_lock_over_often(conf: di
     assert gc.isenabled()
     assert sys.getswitchinterval() == pytest.approx(conf["SWITCH_INTERVAL_S"])
     assert conf["SWITCH_INTERVAL_S"] <= 0.001
+
+
+# Runs in a fresh interpreter, as gunicorn's master then a worker would: the application loaded,
+# when_ready, then a signed-in annotator's first requests in a thread of their own; prints the
+# modules those requests imported.
+FIRST_REQUESTS = r"""
+import json, os, runpy, sys, threading
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+django.setup()
+from django.conf import settings
+from django.test import Client
+from django.test.utils import setup_test_environment
+
+conf = runpy.run_path("config/gunicorn.py")
+conf["when_ready"](type("Server", (), {"cfg": type("Cfg", (), {"preload_app": True})()})())
+setup_test_environment()
+settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # as the factories hashed
+request = json.loads(sys.argv[1])
+client = Client()
+client.handler.load_middleware()  # what WSGIHandler does when the application is loaded
+before, statuses = set(sys.modules), {}
+
+
+def first_requests():
+    login = {"username": request["username"], "password": request["password"]}
+    statuses["login"] = client.post("/login/", login).status_code
+    statuses["scenes"] = client.get("/api/scenes/").status_code
+    statuses["workspace"] = client.get(f"/scenes/{request['scene_id']}/workspace/").status_code
+
+
+thread = threading.Thread(target=first_requests)
+thread.start()
+thread.join()
+print("PROBE-RESULT " + json.dumps({"statuses": statuses, "imported": sorted(set(sys.modules) - before)}))
+"""
+
+
+@pytest.mark.django_db(transaction=True)  # committed rows, so the probe's own connection sees them
+def test_a_workers_first_requests_import_nothing_the_master_could_have(settings: Any) -> None:
+    annotator = AnnotatorFactory()
+    scene = SceneFactory(annotators=[annotator])
+    request = {"username": annotator.username, "password": "pw-test-12345", "scene_id": scene.id}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "DATABASE_URL": database_url(),
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+    }
+    env.setdefault("SECRET_KEY", "first-requests-test")
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    done = subprocess.run([sys.executable, "-c", FIRST_REQUESTS, json.dumps(request)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    lines = [line for line in done.stdout.splitlines() if line.startswith("PROBE-RESULT ")]
+    assert done.returncode == 0 and lines, f"the probe failed (exit {done.returncode}):\n{done.stderr[-4000:]}"
+    result = json.loads(lines[-1].removeprefix("PROBE-RESULT "))
+    assert result["statuses"] == {"login": 302, "scenes": 200, "workspace": 200}
+    # a codec the standard library loads on first use is all that may be left
+    assert [m for m in result["imported"] if not m.startswith("encodings.")] == [], result["imported"]
