@@ -6,20 +6,15 @@ hook there names the chain of modules that pulled an offender in."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings
 
 from tests.factories import AnnotatorFactory, SceneFactory
+from tests.probe import ROOT, fresh_probe
 from tests.workers import database_url
 
-ROOT = Path(__file__).resolve().parents[1]
 HEAVY = [
     "cv2",
     "matplotlib",
@@ -95,20 +90,7 @@ print("PROBE-RESULT " + json.dumps(out))
 
 
 def _probe(request: dict[str, Any] | None, extra_env: dict[str, str] | None = None) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SECRET_KEY": os.environ.get("SECRET_KEY") or "web-imports-test"}
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    env.update(extra_env or {})
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps([HEAVY, str(ROOT), request])],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("PROBE-RESULT ")]
-    assert done.returncode == 0 and lines, f"the probe failed (exit {done.returncode}):\n{done.stderr[-4000:]}"
-    return dict(json.loads(lines[-1].removeprefix("PROBE-RESULT ")))
+    return fresh_probe(PROBE, [HEAVY, str(ROOT), request], extra_env)
 
 
 def _explain(offenders: dict[str, list[str]]) -> str:

@@ -5,22 +5,18 @@ worker's first requests would otherwise import (the module says why)."""
 from __future__ import annotations
 
 import gc
-import json
-import os
 import runpy
-import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from gunicorn.config import Config
 
 from tests.factories import AnnotatorFactory, SceneFactory
+from tests.probe import ROOT, fresh_probe
 from tests.workers import database_url
 
-ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "config" / "gunicorn.py"
 
 
@@ -95,19 +91,8 @@ def test_a_workers_first_requests_import_nothing_the_master_could_have(settings:
     annotator = AnnotatorFactory()
     scene = SceneFactory(annotators=[annotator])
     request = {"username": annotator.username, "password": "pw-test-12345", "scene_id": scene.id}
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "DATABASE_URL": database_url(),
-        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
-    }
-    env.setdefault("SECRET_KEY", "first-requests-test")
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    done = subprocess.run([sys.executable, "-c", FIRST_REQUESTS, json.dumps(request)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
-    lines = [line for line in done.stdout.splitlines() if line.startswith("PROBE-RESULT ")]
-    assert done.returncode == 0 and lines, f"the probe failed (exit {done.returncode}):\n{done.stderr[-4000:]}"
-    result = json.loads(lines[-1].removeprefix("PROBE-RESULT "))
+    extra = {"DATABASE_URL": database_url(), "MEDIA_ROOT": str(settings.MEDIA_ROOT)}
+    result = fresh_probe(FIRST_REQUESTS, request, extra)
     assert result["statuses"] == {"login": 302, "scenes": 200, "workspace": 200}
     # a codec the standard library loads on first use is all that may be left
     assert [m for m in result["imported"] if not m.startswith("encodings.")] == [], result["imported"]
