@@ -80,3 +80,11 @@ class LockoutBackend(ModelBackend):
         else:
             success_record(name, request)
         return user
+
+    def get_user(self, user_id: Any) -> Any:
+        """The signed-in user of a session, with their roles, in one query (annotator.hotpath):
+        every request with a session asks this."""
+        from annotator.hotpath import user_with_roles  # the models are loaded once a request comes
+
+        user = user_with_roles(user_id)
+        return user if user is not None and self.user_can_authenticate(user) else None

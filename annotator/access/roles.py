@@ -3,6 +3,7 @@ and adjudicator (review.0004), who settles items the reviewers did not agree on.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 ANNOTATOR = "annotator"
@@ -18,11 +19,18 @@ def user_roles(user: Any) -> set[str]:
         return set()
     cached = getattr(user, "_skymark_roles", None)
     if cached is None:
-        cached = set(user.groups.values_list("name", flat=True))
-        if user.is_superuser:
-            cached.add(ADMIN)
-        user._skymark_roles = cached
+        cached = roles_remember(user, user.groups.values_list("name", flat=True))
     return cached
+
+
+def roles_remember(user: Any, group_names: Iterable[str]) -> set[str]:
+    """Keep on the user the roles their group names give (a superuser is also an admin), read in
+    the same query as the user itself when a request signs in (annotator.hotpath)."""
+    roles = set(group_names)
+    if user.is_superuser:
+        roles.add(ADMIN)
+    user._skymark_roles = roles
+    return roles
 
 
 def has_role(user: Any, role: str) -> bool:
