@@ -12,6 +12,7 @@ from rest_framework import serializers
 from annotator.compiling.serializers import ItemOutputSerializer, ItemRowSerializer
 from annotator.marking.serializers import MarkOutputSerializer
 from annotator.models import Item, ModelView
+from annotator.outputs import FieldsBuiltOnce
 from tests.factories import ItemFactory, MarkFactory, SceneFactory
 
 pytestmark = pytest.mark.django_db
@@ -54,3 +55,40 @@ def test_an_item_is_answered_as_drf_answers_it(annotator) -> None:
     # and the row keeps its own fields and methods (its mark ids in id order), not the item's
     assert ItemRowSerializer(item).data["mark_ids"] == sorted(m.id for m in marks)
     assert ItemRowSerializer.__dict__["_fields_built_once"] is not ItemOutputSerializer.__dict__["_fields_built_once"]
+
+
+class _Odd(FieldsBuiltOnce, serializers.Serializer):
+    """Fields whose values the one-attribute shortcut must leave to DRF."""
+
+    plain = serializers.IntegerField()
+    called = serializers.CharField(source="shout")  # a method: DRF calls it
+    absent_null = serializers.IntegerField(allow_null=True)  # missing: None
+    absent_default = serializers.CharField(default="dflt")  # missing: the default
+    absent_optional = serializers.IntegerField(required=False)  # missing: left out (SkipField)
+    through = serializers.CharField(source="inner.name")  # several attributes
+    related = serializers.IntegerField(source="ghost", allow_null=True)  # a related row that is not there
+    whole = serializers.ReadOnlyField(source="*")  # the instance itself
+
+
+class _Thing:
+    plain = 7
+
+    class inner:  # noqa: N801 - an attribute holding an object, as a related row would
+        name = "in"
+
+    def shout(self) -> str:
+        return "HEY"
+
+    @property
+    def ghost(self) -> Any:
+        raise Item.DoesNotExist  # as a missing related object raises
+
+
+@pytest.mark.parametrize("instance", [_Thing(), {"plain": 3, "shout": "hi", "inner": {"name": "n"}, "ghost": 5}])
+def test_the_shortcut_leaves_to_drf_what_it_could_answer_differently(instance: Any) -> None:
+    fast = dict(_Odd(instance).data)
+    assert fast == _as_drf(_Odd, instance)
+    assert list(fast) == list(_as_drf(_Odd, instance))
+    if isinstance(instance, _Thing):
+        assert fast["called"] == "HEY" and fast["absent_null"] is None and fast["related"] is None
+        assert fast["absent_default"] == "dflt" and "absent_optional" not in fast and fast["through"] == "in"

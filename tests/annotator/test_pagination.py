@@ -307,3 +307,26 @@ def test_an_offset_past_the_end_gives_an_empty_page(ctx, api) -> None:
     for offset in (1, 10**20):
         body = client.get(f"{url}?offset={offset}").json()
         assert (body["count"], body["results"], body["next"]) == (1, [], None)
+
+
+@pytest.mark.parametrize("total", [0, 1, 4, 5, 6, 10, 11])
+def test_a_page_is_counted_only_when_it_cannot_tell_the_total(total: int, ctx, api) -> None:  # type: ignore[no-untyped-def]
+    # given a scene with `total` marks, read in pages of 5 at every offset up to past the end
+    for _ in range(total):
+        MarkFactory(scene=ctx["scene"], author=ctx["annotator"])
+    client, url = api(ctx["annotator"]), f"/api/scenes/{ctx['scene'].id}/marks/"
+    client.get(url)  # the roles, cached afterwards
+    ids = [m["id"] for m in client.get(f"{url}?limit=500").json()["results"]]
+    assert len(ids) == total
+    for offset in range(total + 7):
+        with CaptureQueriesContext(connection) as seen:
+            body = client.get(f"{url}?limit=5&offset={offset}").json()
+        counted = any("COUNT(" in q["sql"].upper() for q in seen.captured_queries)
+        rows = ids[offset : offset + 5]
+        # then the count, the rows and the links are the whole list's, at every boundary
+        assert body["count"] == total, (offset, body)
+        assert [m["id"] for m in body["results"]] == rows
+        assert bool(body["next"]) == (offset + 5 < total)
+        assert bool(body["previous"]) == (offset > 0)
+        # and the count is asked only of a full page or one past the end (offset 0 ends at once)
+        assert counted == (len(rows) == 5 or (not rows and offset > 0)), (offset, counted)

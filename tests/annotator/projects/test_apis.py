@@ -38,7 +38,7 @@ def test_the_project_list_costs_the_same_for_many_projects(admin: Any, api: Any,
     client = api(admin)
     for i in range(2):
         ProjectFactory(members={"admin": [admin]}, name=f"P{i}", slug=f"p{i}")
-    with django_assert_num_queries(2) as few:  # the count and the page (counts annotated)
+    with django_assert_num_queries(1) as few:  # the page, counts annotated (a short page is its own count)
         client.get("/api/projects/")
     for i in range(2, 8):
         ProjectFactory(members={"admin": [admin]}, name=f"P{i}", slug=f"p{i}")
