@@ -39,6 +39,10 @@ ALLOWED_HOSTS: list[str] = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "loca
 CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 DATABASE_URL: str = env.str("DATABASE_URL", default="")
+# PostgreSQL: bind parameters on the server and prepare a statement a connection runs again, so the
+# server parses and plans it once (config/settings/database.py). Off for a pooler in transaction
+# mode that cannot carry prepared statements (PgBouncer before 1.21).
+DB_PREPARED_STATEMENTS: bool = env.bool("SKYMARK_DB_PREPARED_STATEMENTS", default=True)
 REDIS_URL: str = env.str("REDIS_URL", default="")
 # Prepended to every Redis key of the task queue, so several installs (or test runs) can share one
 # Redis database without taking each other's messages.

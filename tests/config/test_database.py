@@ -46,3 +46,20 @@ def test_every_guard_trigger_is_in_the_catalog() -> None:
             cursor.execute("SELECT tbl_name, name FROM sqlite_master WHERE type = 'trigger'")
             found = set(cursor.fetchall())
             assert found >= SQLITE, f"missing: {SQLITE - found}"
+
+
+def test_postgresql_prepares_what_a_connection_runs_again() -> None:
+    # given the suite's connection (CI: PostgreSQL; the embedded default has no such thing)
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's")
+    assert connection.settings_dict["OPTIONS"]["server_side_binding"] is True
+    from annotator.models import Scene
+
+    # when the same query runs three times with different values
+    for scene_id in (1, 2, 3):
+        list(Scene.objects.filter(id=scene_id).values_list("id", flat=True))
+    # then the server holds it prepared, with the value as a parameter
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any('FROM "annotator_scene" WHERE "annotator_scene"."id" = $1' in sql for sql in prepared), prepared

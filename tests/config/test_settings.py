@@ -105,3 +105,16 @@ def test_the_s3_environment_docker_compose_sets_stores_in_its_bucket(tmp_path: P
     assert client.get_object(Bucket=bucket, Key="probe/hello.txt")["Body"].read() == b"hello"
     client.delete_object(Bucket=bucket, Key="probe/hello.txt")
     client.delete_bucket(Bucket=bucket)
+
+
+def test_prepared_statements_can_be_turned_off_for_a_pooler(tmp_path: Path) -> None:
+    show = "from django.conf import settings; o = settings.DATABASES['default']['OPTIONS']; print(sorted(o.items()))"
+    url = "postgres://postgres@127.0.0.1:5432/test"
+    on = _manage("shell", "-c", show, data_dir=tmp_path, SECRET_KEY=LONG_KEY, DATABASE_URL=url)
+    off = _manage(
+        "shell", "-c", show, data_dir=tmp_path, SECRET_KEY=LONG_KEY, DATABASE_URL=url,
+        SKYMARK_DB_PREPARED_STATEMENTS="false",
+    )  # fmt: skip
+    assert on.returncode == 0 and off.returncode == 0, on.stderr + off.stderr
+    assert "('prepare_threshold', 2), ('server_side_binding', True)" in on.stdout.splitlines()[-1]
+    assert "server_side_binding" not in off.stdout.splitlines()[-1]
