@@ -24,7 +24,7 @@ def conditional(request: Request, response: Response) -> Response:
 
     The tag is taken from the rendered bytes once the response is rendered (a post-render callback:
     Django renders before the middleware sees the response). Hashing the data instead encoded it to
-    JSON a second time, about 5 % of a scene's marks read (bench/README.md)."""
+    JSON a second time, a few per cent of a scene's marks read (bench/README.md)."""
     wanted = {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}
 
     def validate(rendered: HttpResponse) -> HttpResponse:

@@ -24,9 +24,10 @@ if env.DATABASE_URL:
         if env.DB_PREPARED_STATEMENTS:
             # Parameters bound by the server (psycopg 3) and a statement prepared the second time a
             # connection runs it: the annotation path repeats the same few statements, and PostgreSQL
-            # then parses and plans each once per connection, not per request. At a fifth of the
-            # benchmark's size it served 1.09x the units/s at 8 clients (bench/README.md, "Statements
-            # prepared on PostgreSQL"). Django leaves both off by default for connection poolers.
+            # then parses and plans each once per connection, not per request. At the benchmark's
+            # size it served 1.15x the units/s at 8 clients, with 0.90x the web server's CPU a unit
+            # (bench/README.md, "Statements prepared on PostgreSQL"). Django leaves both off by
+            # default for connection poolers.
             options = DATABASES["default"].setdefault("OPTIONS", {})
             options.setdefault("server_side_binding", True)
             options.setdefault("prepare_threshold", 2)
