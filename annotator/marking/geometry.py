@@ -92,13 +92,19 @@ def _ellipse(geometry: dict[str, Any]) -> tuple[BaseGeometry, list[tuple[float, 
 
 
 def ellipse_polygon(cx: float, cy: float, rx: float, ry: float, rotation_deg: float, n: int = 64) -> Polygon:
+    return Polygon(_ellipse_points(cx, cy, rx, ry, rotation_deg, n))
+
+
+def _ellipse_points(
+    cx: float, cy: float, rx: float, ry: float, rotation_deg: float, n: int
+) -> list[tuple[float, float]]:
     t = math.radians(rotation_deg)
     pts = []
     for k in range(n):
         a = 2 * math.pi * k / n
         x, y = rx * math.cos(a), ry * math.sin(a)
         pts.append((cx + x * math.cos(t) - y * math.sin(t), cy + x * math.sin(t) + y * math.cos(t)))
-    return Polygon(pts)
+    return pts
 
 
 _PARSERS = {
@@ -141,25 +147,47 @@ def region_shape(kind: str, geometry: dict[str, Any]) -> BaseGeometry:
 def geometry_lonlat(geometry: dict[str, Any], ref: Any) -> dict[str, Any] | None:
     """The same geometry in WGS84 [lon, lat] (GeoJSON order) through a GeoReference, or None.
     An ellipse becomes its centre plus the outline as a polygon, since radii in degrees mean nothing."""
+    return geometries_lonlat([geometry], ref)[0]
+
+
+def geometries_lonlat(geometries: list[dict[str, Any]], ref: Any) -> list[dict[str, Any] | None]:
+    """geometry_lonlat of each geometry (all on one image), with every vertex projected in one
+    call. A list of marks projected ring by ring made a pyproj call per ring and a shapely polygon
+    per ellipse: a quarter of a georeferenced scene's 48-mark read (bench/README.md)."""
     if ref is None:
-        return None
+        return [None] * len(geometries)
+    rings: list[list[Any]] = []  # every list of [x, y] to project, in order
+    shapes = [_rings_of(g, rings) for g in geometries]
+    xs = [p[0] for ring in rings for p in ring]
+    ys = [p[1] for ring in rings for p in ring]
+    lon, lat = ref.pixel_to_lonlat(xs, ys) if xs else ([], [])
+    flat = [[round(float(a), 8), round(float(b), 8)] for a, b in zip(lon, lat, strict=True)]
+    projected, at = [], 0
+    for ring in rings:
+        projected.append(flat[at : at + len(ring)])
+        at += len(ring)
+    return [None if shape is None else shape(projected) for shape in shapes]
 
-    def ll(points: list[list[float]]) -> list[list[float]]:
-        xs = [p[0] for p in points]
-        ys = [p[1] for p in points]
-        lon, lat = ref.pixel_to_lonlat(xs, ys)
-        return [[round(float(a), 8), round(float(b), 8)] for a, b in zip(lon, lat, strict=True)]
 
+def _rings_of(geometry: dict[str, Any], rings: list[list[Any]]) -> Any:
+    """Append the geometry's lists of pixel vertices to `rings`; return how to build its WGS84
+    form from the projected rings (None for a type that has none)."""
+    first = len(rings)
     kind = geometry.get("type")
     if kind == "Point":
-        return {"type": "Point", "coordinates": ll([geometry["coordinates"]])[0]}
+        rings.append([geometry["coordinates"]])
+        return lambda out: {"type": "Point", "coordinates": out[first][0]}
     if kind == "LineString":
-        return {"type": "LineString", "coordinates": ll(geometry["coordinates"])}
+        rings.append(geometry["coordinates"])
+        return lambda out: {"type": "LineString", "coordinates": out[first]}
     if kind == "Polygon":
-        return {"type": "Polygon", "coordinates": [ll(ring) for ring in geometry["coordinates"]]}
+        rings.extend(geometry["coordinates"])
+        count = len(geometry["coordinates"])
+        return lambda out: {"type": "Polygon", "coordinates": out[first : first + count]}
     if kind == "Ellipse":
         (cx, cy), (rx, ry) = geometry["center"], geometry["radii"]
-        outline = ellipse_polygon(cx, cy, rx, ry, float(geometry.get("rotation", 0)), n=32)
-        ring = [list(p) for p in outline.exterior.coords]
-        return {"type": "Polygon", "coordinates": [ll(ring)], "center": ll([[cx, cy]])[0]}
+        outline = _ellipse_points(cx, cy, rx, ry, float(geometry.get("rotation", 0)), 32)
+        rings.append([*outline, outline[0]])  # closed, as a polygon's exterior is
+        rings.append([[cx, cy]])
+        return lambda out: {"type": "Polygon", "coordinates": [out[first]], "center": out[first + 1][0]}
     return None

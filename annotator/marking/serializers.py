@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from rest_framework import serializers
 
 from annotator.access.scopes import may_see_facts
-from annotator.marking.geometry import geometry_lonlat
+from annotator.marking.geometry import geometries_lonlat, geometry_lonlat
 from annotator.models import Mark
 from annotator.outputs import FieldsBuiltOnce
 from media_tools.geo import GeoReference
+
+
+class MarkListSerializer(serializers.ListSerializer):
+    """A list of marks, whose WGS84 geometries are projected per image in one call before the
+    marks are answered one by one (marking.geometry.geometries_lonlat)."""
+
+    def to_representation(self, data: Any) -> list[dict[str, Any]]:
+        marks = list(data.all() if hasattr(data, "all") else data)
+        by_image: dict[int, list[Mark]] = {}
+        for mark in marks:
+            by_image.setdefault(mark.satellite_image_id, []).append(mark)
+        projected: dict[int, Any] = {}
+        context: Any = self.context  # the answer's, which each mark's serializer shares
+        for group in by_image.values():
+            ref = _georef_of(group[0], context)
+            for mark, lonlat in zip(group, geometries_lonlat([m.geometry for m in group], ref), strict=True):
+                projected[mark.pk] = lonlat
+        context["_lonlats"] = projected
+        return super().to_representation(marks)
 
 
 class MarkOutputSerializer(FieldsBuiltOnce, serializers.Serializer):
@@ -47,10 +67,16 @@ class MarkOutputSerializer(FieldsBuiltOnce, serializers.Serializer):
     updated_at = serializers.DateTimeField()
     lonlat = serializers.SerializerMethodField()
 
+    class Meta:
+        list_serializer_class = MarkListSerializer
+
     def get_copy_on_edit(self, obj: Mark) -> bool:
         return bool(obj.locked and getattr(obj, "copy_on_edit", False))
 
     def get_lonlat(self, obj: Mark) -> dict[str, Any] | None:
+        projected = self.context.get("_lonlats")
+        if projected is not None and obj.pk in projected:
+            return projected[obj.pk]  # a list's, projected together (MarkListSerializer)
         return geometry_lonlat(obj.geometry, _georef_of(obj, self.context))
 
     def to_representation(self, instance: Mark) -> dict[str, Any]:
@@ -63,10 +89,14 @@ class MarkOutputSerializer(FieldsBuiltOnce, serializers.Serializer):
 
 def _georef_of(mark: Mark, context: Any) -> GeoReference | None:
     """The georeference of the mark's image, parsed once per response (a list shares one context).
-    A list's marks carry it as `image_georef` (marking.selectors.marks_for_scene), not their image."""
+    A list's marks carry it as `image_georef`, its JSON text (marking.selectors.marks_for_scene),
+    not their image."""
     cache = context.setdefault("_georefs", {})
     if mark.satellite_image_id not in cache:
-        georef = mark.image_georef if hasattr(mark, "image_georef") else mark.satellite_image.georef
+        if hasattr(mark, "image_georef"):
+            georef = json.loads(mark.image_georef) if mark.image_georef else None
+        else:
+            georef = mark.satellite_image.georef
         cache[mark.satellite_image_id] = GeoReference.from_dict(georef) if georef else None
     return cache[mark.satellite_image_id]
 

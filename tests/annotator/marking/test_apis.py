@@ -14,6 +14,7 @@ from tests.factories import (
     ItemFactory,
     MarkFactory,
     ProjectFactory,
+    SatelliteImageFactory,
     SceneFactory,
     reviewer_answered,
 )
@@ -212,11 +213,31 @@ def test_marks_carry_lat_lon_when_the_image_is_georeferenced(annotator, api) -> 
     image.georef = georef_from_corners(corners, width=200, height=100).to_dict()
     image.save()
     MarkFactory(scene=scene, author=annotator, kind="point", geometry={"type": "Point", "coordinates": [100, 50]})
+    # and a second image of the scene without a georeference, with two marks listed after it
+    plain = SatelliteImageFactory()
+    scene.satellite_images.add(plain)
+    for x in (10, 20):
+        point = {"type": "Point", "coordinates": [x, 5]}
+        MarkFactory(scene=scene, author=annotator, satellite_image=plain, geometry=point)
 
-    # then the mark's centre pixel is the box's centre in lat/lon
-    [mark] = api(annotator).get(f"/api/scenes/{scene.id}/marks/").json()["results"]
-    lon, lat = mark["lonlat"]["coordinates"]
+    # then the mark's centre pixel is the box's centre in lat/lon, and the other image's marks have none
+    first, *others = api(annotator).get(f"/api/scenes/{scene.id}/marks/").json()["results"]
+    lon, lat = first["lonlat"]["coordinates"]
     assert lat == pytest.approx(57.485, abs=1e-4) and lon == pytest.approx(12.01, abs=1e-4)
+    assert [m["lonlat"] for m in others] == [None, None]
+    # and with a mark of every kind on the georeferenced image, the list (projected per image in one
+    # call) answers each as the mark's own read does
+    shapes = {
+        "polyline": {"type": "LineString", "coordinates": [[10, 10], [50, 20], [90, 60]]},
+        "polygon": {"type": "Polygon", "coordinates": [[[10, 10], [60, 10], [60, 60], [10, 10]]]},
+        "ellipse": {"type": "Ellipse", "center": [100, 50], "radii": [30, 12], "rotation": 25},
+    }
+    for kind, geometry in shapes.items():
+        MarkFactory(scene=scene, author=annotator, kind=kind, geometry=geometry, satellite_image=image)
+    listed = api(annotator).get(f"/api/scenes/{scene.id}/marks/").json()["results"]
+    assert len(listed) == 6 and sum(m["lonlat"] is not None for m in listed) == 4
+    for mark in listed:
+        assert api(annotator).get(f"/api/marks/{mark['id']}/").json()["lonlat"] == mark["lonlat"]
 
 
 # ---- list endpoints: a fixed number of queries -----------------------------------------------

@@ -7,7 +7,15 @@ import math
 import pytest
 from django.core.exceptions import ValidationError
 
-from annotator.marking.geometry import ellipse_polygon, region_shape, validate_geometry, with_closed_rings
+from annotator.marking.geometry import (
+    ellipse_polygon,
+    geometries_lonlat,
+    geometry_lonlat,
+    region_shape,
+    validate_geometry,
+    with_closed_rings,
+)
+from media_tools.geo import GeoReference, georef_from_corners
 
 W, H = 200, 100
 
@@ -199,3 +207,48 @@ def test_booleans_and_huge_vertex_lists_are_refused(kind: str, geometry: dict, m
     with pytest.raises(ValidationError) as err:
         validate_geometry(kind, geometry, width=200, height=200)
     assert message in err.value.message_dict["geometry"][0]
+
+
+def _lonlat_one_ring_at_a_time(geometry: dict, ref: GeoReference) -> dict | None:
+    """The WGS84 form as it was made before the page was projected in one call: a pyproj call per
+    ring, the ellipse's outline from a shapely polygon. The reference the batched form must equal."""
+
+    def ll(points: list) -> list:
+        lon, lat = ref.pixel_to_lonlat([p[0] for p in points], [p[1] for p in points])
+        return [[round(float(a), 8), round(float(b), 8)] for a, b in zip(lon, lat, strict=True)]
+
+    kind = geometry["type"]
+    if kind == "Point":
+        return {"type": "Point", "coordinates": ll([geometry["coordinates"]])[0]}
+    if kind == "LineString":
+        return {"type": "LineString", "coordinates": ll(geometry["coordinates"])}
+    if kind == "Polygon":
+        return {"type": "Polygon", "coordinates": [ll(r) for r in geometry["coordinates"]]}
+    (cx, cy), (rx, ry) = geometry["center"], geometry["radii"]
+    ring = [list(p) for p in ellipse_polygon(cx, cy, rx, ry, float(geometry.get("rotation", 0)), n=32).exterior.coords]
+    return {"type": "Polygon", "coordinates": [ll(ring)], "center": ll([[cx, cy]])[0]}
+
+
+def test_a_page_projected_in_one_call_is_each_geometry_projected_alone() -> None:
+    # given a georeferenced image and one geometry of each kind (a polygon with a hole, an empty line)
+    ref = georef_from_corners(
+        {"tl": (57.49, 12.00), "tr": (57.49, 12.02), "br": (57.48, 12.02), "bl": (57.48, 12.00)}, width=W, height=H
+    )
+    geometries = [
+        {"type": "Point", "coordinates": [100, 50]},
+        {"type": "LineString", "coordinates": [[0, 0], [10.5, 20.25], [199, 99]]},
+        {
+            "type": "Polygon",
+            "coordinates": [[[10, 10], [60, 10], [60, 60], [10, 10]], [[20, 20], [30, 20], [30, 30], [20, 20]]],
+        },
+        ellipse(100, 50, 40, 20, rotation=30),
+        {"type": "LineString", "coordinates": []},
+        {"type": "Unknown"},
+    ]
+    # when they are projected together / then each is what projecting it alone, ring by ring, gave
+    together = geometries_lonlat(geometries, ref)
+    assert together[:5] == [_lonlat_one_ring_at_a_time(g, ref) for g in geometries[:5]]
+    assert together[5] is None
+    assert [geometry_lonlat(g, ref) for g in geometries] == together
+    # and without a georeference there is none
+    assert geometries_lonlat(geometries, None) == [None] * len(geometries)
