@@ -127,10 +127,12 @@ def test_a_media_job_does_not_wait_behind_a_backlog_of_views(workers: Workers, a
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("workers", ["filesystem"], indirect=True)
 def test_two_view_workers_render_each_pending_view_exactly_once(workers: Workers, annotator: Any) -> None:
-    # given two views workers and 200 pending views
+    # given two views workers and 200 pending views, on an image big enough that the backlog takes
+    # seconds: the second worker hears of it through the filesystem broker, which polls once a
+    # second, and 200 views of a 640x480 image were all rendered by the first in 0.78 s
     workers.start_ready(VIEWS_ONLY)
     workers.start_ready(VIEWS_ONLY)
-    views = pending_views(item_on(textured_image(640, 480), annotator), 200)
+    views = pending_views(item_on(textured_image(1600, 1200), annotator), 200)
     # when they are told (one message: the first worker sends another for the second to join)
     views_send()
     wait_for("every view to be rendered", lambda: _all_rendered(views))
