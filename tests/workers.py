@@ -112,6 +112,19 @@ class Workers:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
 
+    def kill_when(self, proc: subprocess.Popen, what: str, check: Callable[[], Any]) -> None:
+        """SIGKILL at a moment `check` holds: wait until it does, freeze the worker (SIGSTOP; its
+        pool is solo, so nothing of it runs on), check again and kill it frozen, or let it go on and
+        wait again. Killed right after a check instead, a fast worker had sometimes finished what
+        the check saw before the signal came."""
+        while True:
+            wait_for(what, check)
+            proc.send_signal(signal.SIGSTOP)
+            if check():
+                self.kill(proc)
+                return
+            proc.send_signal(signal.SIGCONT)
+
     def stop_all(self) -> None:
         for proc in self.procs:
             if proc.poll() is None:

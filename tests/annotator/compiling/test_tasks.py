@@ -157,12 +157,12 @@ def test_the_views_of_a_killed_worker_are_rendered_again_and_its_stored_files_do
     views_send()
     # (a claim's views are written together once all are stored, so it is waited for until the
     # next claim has stored files of its own: killed between two claims, it would hold nothing)
-    wait_for(
+    # when it is killed mid-claim (frozen while that is checked again: tests/workers.py)
+    workers.kill_when(
+        first,
         "some views rendered, others held with files stored",
         lambda: _busy(_views_of(views)) and _files_of_running(media_files()),
     )
-    # when it is killed mid-claim
-    workers.kill(first)
     held = list(ModelView.objects.filter(id__in=[v.id for v in views], state="running").values_list("id", flat=True))
     assert held, "the worker was killed between claims; nothing was left running"
     assert _orphans(media_files()), "the killed worker had stored nothing for the views it held"
