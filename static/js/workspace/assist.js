@@ -156,7 +156,8 @@ export class Assist {
         // a Cancel meanwhile replaced this.batch with its answers: poll from those
         const polled = await Promise.all(this.batch.map((j) => (isDone(j.state) ? j : api.get(urlFor(ws.cfg.trackUrl, j.id)))));
         this.batch = withAnswers(this.batch, polled);
-        this.say(batchText(this.batch), "running");
+        // The outcome is said once every draft is on the map (below), not before.
+        if (this.batch.some((j) => !isDone(j.state))) this.say(batchText(this.batch), "running");
       }
     } catch (err) {
       this.say("Lost touch with the tracking: " + String(err), "error");
