@@ -6,7 +6,7 @@ list endpoint answers with all of its rows at once: a client that needs them all
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from django.db.models import QuerySet
 from rest_framework.pagination import LimitOffsetPagination
@@ -48,9 +48,17 @@ class Pages(LimitOffsetPagination):
         return rows
 
 
+class PageSource(Protocol):
+    """Rows read a page at a time other than through a queryset (annotator.hotpath.OwnMarks)."""
+
+    def __getitem__(self, page: slice) -> list[Any]: ...
+
+    def count(self) -> int: ...
+
+
 def paginate(
     request: Request,
-    rows: QuerySet[Any] | list[Any],
+    rows: QuerySet[Any] | list[Any] | PageSource,
     serializer_class: type[BaseSerializer],
     *,
     context: dict[str, Any] | None = None,

@@ -192,6 +192,14 @@ def scenes_visible(*, user: Any, qs: QuerySet[Scene]) -> QuerySet[Scene]:
     return qs.filter(visible).distinct()
 
 
+def sees_own_work_only(*, user: Any) -> bool:
+    """A user whose one role is annotator: by the rules below they see the scenes assigned to them
+    in their projects and, of marks and items, their own alone (no blind rule applies). The
+    workspace's marks read takes a hand-written path for them (annotator.hotpath); a change to what
+    such a user sees changes that path too (tests/annotator/test_hotpath.py holds them together)."""
+    return user_roles(user) == {ANNOTATOR}
+
+
 def marks_visible(*, user: Any, qs: QuerySet[Mark]) -> QuerySet[Mark]:
     """Admins see every mark; annotators their own; judges the marks of the items they judge, except
     those of items they must still answer blind (whatever else their role lets them see)."""

@@ -55,8 +55,7 @@ class SceneMarksApi(APIView):
     def get(self, request: Request, scene_id: int) -> Response:
         """One page of the scene's marks; `?as=features`: the page as a GeoJSON FeatureCollection
         that carries the page's count / next / previous as foreign members."""
-        scene = scene_get_bare(user=request.user, scene_id=scene_id)
-        marks = selectors.marks_for_scene(user=request.user, scene=scene)
+        marks = selectors.scene_marks(user=request.user, scene_id=scene_id)
         page = paginate(request, marks, MarkOutputSerializer, context={"viewer": request.user})
         if request.query_params.get("as") == "features":
             rows = page.data.pop("results")

@@ -4,18 +4,27 @@ tell apart. Runs on both databases (make test runs the suite on PostgreSQL and o
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import Http404
 from django.test import Client
 
 from annotator import hotpath
 from annotator.access.roles import ADMIN, ANNOTATOR, REVIEWER, user_roles
-from annotator.models import Project, ProjectMembership, SatelliteImage, Scene
+from annotator.access.scopes import scene_get_visible, sees_own_work_only
+from annotator.compiling.lifecycle import OPEN_STATES
+from annotator.marking.selectors import marks_for_scene
+from annotator.marking.serializers import MarkOutputSerializer
+from annotator.models import Item, Mark, Project, ProjectMembership, SatelliteImage, Scene
 from tests.factories import (
     AnnotatorFactory,
+    ItemFactory,
+    MarkFactory,
     ProjectFactory,
     SatelliteImageFactory,
     SceneFactory,
@@ -156,3 +165,116 @@ def test_the_image_of_a_scene_is_the_orms() -> None:
         assert _fields(fast, ["id", "width", "height", "georef"]) == _fields(orm, ["id", "width", "height", "georef"])
         assert fast.get_deferred_fields() == orm.get_deferred_fields()
     assert hotpath.image_of_scene(scene_id=scene.id, image_id=987_654) is None
+
+
+# ---- an annotator's marks on a scene ----------------------------------------------------------
+
+
+def _orm_marks(user: Any, scene_id: int) -> list[Mark] | None:
+    """As the marks read answers a user through the ORM: the scene's check, then its marks."""
+    try:
+        scene = scene_get_visible(user=user, scene_id=scene_id)
+    except Http404:
+        return None
+    return list(marks_for_scene(user=user, scene=scene))
+
+
+def test_an_annotators_marks_are_the_orms_in_every_case(django_assert_num_queries: Any) -> None:
+    # given an annotator and a second one on the same scene, whose marks are theirs to see; the
+    # scene has a georeferenced image and one without
+    annotator, other = AnnotatorFactory(), AnnotatorFactory()
+    plain, mapped = SatelliteImageFactory(), SatelliteImageFactory(width=640, height=480)
+    SatelliteImage.objects.filter(id=mapped.id).update(georef={"crs": "EPSG:32633", "transform": [1, 0, 5, 0, -1, 9]})
+    mine = SceneFactory(annotators=[annotator, other], satellite_images=[plain, mapped])
+    elsewhere = SceneFactory(annotators=[annotator], project=ProjectFactory())  # not a member there
+    unassigned = SceneFactory()
+    # and marks of every kind of state an edit tells apart: free; locked by an item in review with
+    # a draft of the author's too (an edit copies); locked alone (no copy); with a rejected item
+    # since replaced (not open any more); a tracked draft; on the mapped image
+    free = MarkFactory(scene=mine, author=annotator, satellite_image=plain)
+    copied = MarkFactory(scene=mine, author=annotator, satellite_image=mapped, label="café ☕")
+    locked = MarkFactory(scene=mine, author=annotator, satellite_image=plain)
+    replaced = MarkFactory(scene=mine, author=annotator, satellite_image=mapped)
+    MarkFactory(scene=mine, author=annotator, satellite_image=plain, draft=True, kind="point",
+                geometry={"type": "Point", "coordinates": [3.0, 4.0]}, time_end=None)  # fmt: skip
+    ItemFactory(scene=mine, author=annotator, state=Item.State.IN_REVIEW, marks=[copied, locked])
+    ItemFactory(scene=mine, author=annotator, state=Item.State.DRAFT, marks=[copied])
+    newer = ItemFactory(scene=mine, author=annotator, state=Item.State.DRAFT, marks=[free])
+    ItemFactory(scene=mine, author=annotator, state=Item.State.REJECTED, marks=[replaced], replaced_by=newer)
+    MarkFactory(scene=mine, author=other, satellite_image=plain)  # not the annotator's
+    MarkFactory(scene=elsewhere, author=annotator, satellite_image=elsewhere.satellite_images.get())
+    MarkFactory(scene=unassigned, author=annotator, assigned=False, satellite_image=unassigned.satellite_images.get())
+    names = [f.attname for f in Mark._meta.concrete_fields] + [hotpath.IMAGE_GEOREF, hotpath.COPY_ON_EDIT]
+    for user in (annotator, other):
+        for scene_id in (mine.id, elsewhere.id, unassigned.id, 987_654):
+            orm = _orm_marks(user, scene_id)
+            # when it is read by hand: the check in one query, a page in one
+            with django_assert_num_queries(1):
+                own = hotpath.own_marks_of_scene(user=user, scene_id=scene_id)
+            if orm is None:
+                assert own is None, (user.username, scene_id)
+                continue
+            assert own is not None, (user.username, scene_id)
+            with django_assert_num_queries(1):
+                fast = own[0:500]
+            # then the rows, in order, with every value and its type, are the ORM's
+            assert [_fields(m, names) for m in fast] == [_fields(m, names) for m in orm]
+            assert [{n: type(v) for n, v in _fields(m, names).items()} for m in fast] == [
+                {n: type(v) for n, v in _fields(m, names).items()} for m in orm
+            ]
+            # and so is every page, and the count
+            assert own.count() == len(orm)
+            for limit in (1, 2, 3):
+                for offset in range(len(orm) + 2):
+                    assert [m.id for m in own[offset : offset + limit]] == [m.id for m in orm[offset : offset + limit]]
+    # the cases are all there: an edit that copies, locks that do not, a georeference and none
+    fast = hotpath.own_marks_of_scene(user=annotator, scene_id=mine.id)[0:500]  # type: ignore[index]
+    assert {m.id: (m.locked, m.copy_on_edit) for m in fast} == {
+        free.id: (False, True), copied.id: (True, True), locked.id: (True, False),
+        replaced.id: (False, False), fast[-1].id: (False, False),  # rejected, and replaced: not open
+    }  # fmt: skip
+    assert {m.image_georef is None for m in fast} == {True, False}
+
+
+@pytest.mark.parametrize("roles", [[ANNOTATOR], [ANNOTATOR, REVIEWER], [ADMIN]])
+def test_the_marks_read_answers_each_role_as_the_orm_would(roles: list[str]) -> None:
+    # given a user with these roles, assigned to a scene with their marks, one of them in review
+    user = UserFactory(roles=roles)
+    scene = SceneFactory(annotators=[user])
+    marks = [MarkFactory(scene=scene, author=user) for _ in range(3)]
+    ItemFactory(scene=scene, author=user, state=Item.State.IN_REVIEW, marks=marks[:1])
+    ItemFactory(scene=scene, author=user, state=Item.State.DRAFT, marks=marks[:2])
+    client = Client()
+    client.force_login(user)
+    # when the workspace reads them (only an annotator alone takes the hand-written path)
+    answer = client.get(f"/api/scenes/{scene.id}/marks/?limit=2")
+    # then the page is what the ORM's rows serialize to, with the whole list's count
+    assert sees_own_work_only(user=user) == (roles == [ANNOTATOR])
+    orm = _orm_marks(user, scene.id)
+    assert orm is not None
+    expected = MarkOutputSerializer(orm[:2], many=True, context={"viewer": user}).data
+    assert answer.status_code == 200
+    assert answer.json()["results"] == json.loads(json.dumps(expected, cls=DjangoJSONEncoder))
+    assert answer.json()["count"] == 3
+    assert client.get("/api/scenes/987654/marks/").status_code == 404
+
+
+def test_the_copy_on_edit_check_by_hand_reads_each_marks_links_not_the_authors_items() -> None:
+    # given an annotator with an item on a mark (the ORM's form is planned the same way:
+    # tests/annotator/marking/test_selectors.py)
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's query plan; PostgreSQL plans the check from the mark by its statistics")
+    annotator = AnnotatorFactory()
+    scene = SceneFactory(annotators=[annotator])
+    ItemFactory(scene=scene, author=annotator, marks=[MarkFactory(scene=scene, author=annotator)])
+    # when the page's query is planned, then each mark's links are looked up by the mark index and
+    # the author's items are never walked through the author index, and the marks come by the scene
+    params = [annotator.pk, *OPEN_STATES, scene.id, annotator.pk, 500, 0]
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN QUERY PLAN " + hotpath._own_marks_sql(connection.alias), params)
+        plan = " | ".join(str(row[-1]) for row in cursor.fetchall())
+    assert "annotator_item_marks_mark_id" in plan, plan
+    assert "annotator_item_author_id" not in plan, plan
+    assert "SEARCH annotator_mark USING INDEX annotator_mark_scene_id" in plan, plan
