@@ -4,10 +4,15 @@ own field-by-field answer does, with each response's context, and a subclass kee
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime, timedelta
+from datetime import timezone as dt_timezone
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
+from django.utils import timezone as django_timezone
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 
 from annotator.compiling.serializers import ItemOutputSerializer, ItemRowSerializer
 from annotator.marking.serializers import MarkOutputSerializer
@@ -92,3 +97,39 @@ def test_the_shortcut_leaves_to_drf_what_it_could_answer_differently(instance: A
     if isinstance(instance, _Thing):
         assert fast["called"] == "HEY" and fast["absent_null"] is None and fast["related"] is None
         assert fast["absent_default"] == "dflt" and "absent_optional" not in fast and fast["through"] == "in"
+
+
+class _Times(FieldsBuiltOnce, serializers.Serializer):
+    """Times as DRF writes them by default (the shortcut's) and otherwise (left to DRF)."""
+
+    at = serializers.DateTimeField()
+    also = serializers.DateTimeField()
+    formatted = serializers.DateTimeField(format="%Y-%m-%d %H:%M")
+    zoned = serializers.DateTimeField(default_timezone=ZoneInfo("Asia/Kolkata"))
+
+
+TIMES = [
+    datetime(2026, 11, 28, 2, 7, 10, 123456, tzinfo=UTC),  # UTC: written with Z
+    datetime(2026, 3, 29, 1, 30, tzinfo=ZoneInfo("Europe/Berlin")),  # another zone, a DST edge
+    datetime(2026, 6, 1, 12, 0, tzinfo=dt_timezone(timedelta(hours=5, minutes=30))),
+    datetime(2026, 6, 1, 12, 0),  # naive: DRF makes it aware
+    datetime(1, 1, 1, 0, 0, tzinfo=UTC),  # the first representable moment
+]
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/Sao_Paulo", "Pacific/Chatham"])
+def test_times_are_written_as_drf_writes_them_in_the_current_zone(zone: str) -> None:
+    with django_timezone.override(ZoneInfo(zone)):
+        for value in TIMES:
+            row = {"at": value, "also": value, "formatted": value, "zoned": value}
+            try:
+                expected: Any = _as_drf(_Times, row)
+            except ValidationError as refused:  # a time the zone cannot hold: DRF's error, both ways
+                with pytest.raises(ValidationError) as ours:
+                    _ = _Times(row).data
+                assert ours.value.detail == refused.detail
+                continue
+            assert dict(_Times(row).data) == expected, (zone, value)
+    # a time given as text stays the text (DRF's rule), and None is null
+    assert dict(_Times({"at": "then", "also": None, "formatted": None, "zoned": None}).data)["at"] == "then"
+    assert dict(_Times({"at": None, "also": None, "formatted": None, "zoned": None}).data)["at"] is None
