@@ -133,3 +133,39 @@ def test_times_are_written_as_drf_writes_them_in_the_current_zone(zone: str) -> 
     # a time given as text stays the text (DRF's rule), and None is null
     assert dict(_Times({"at": "then", "also": None, "formatted": None, "zoned": None}).data)["at"] == "then"
     assert dict(_Times({"at": None, "also": None, "formatted": None, "zoned": None}).data)["at"] is None
+
+
+def test_the_review_steps_are_answered_as_drf_answers_them(annotator) -> None:
+    from django.utils import timezone as now_zone
+
+    from review.models import Review
+    from review.reviewing.serializers import (
+        AdminReviewSerializer,
+        AnsweredItemSerializer,
+        BlindItemSerializer,
+        ReviewOutputSerializer,
+    )
+    from tests.factories import ReviewerFactory, ReviewFactory
+
+    # given an item in review with marks, a pending review and a decided one with reasons and anchors
+    scene = SceneFactory(annotators=[annotator])
+    marks = [MarkFactory(scene=scene, author=annotator) for _ in range(2)]
+    item = ItemFactory(scene=scene, author=annotator, marks=marks, state=Item.State.IN_REVIEW)
+    pending = ReviewFactory(item=item, reviewer=ReviewerFactory())
+    decided = ReviewFactory(
+        item=item, reviewer=ReviewerFactory(), decision=Review.Decision.REJECT, comment="the key is off",
+        reasons=["wrong_answer", "ambiguous"],
+        anchor_mark=marks[0], anchor_time_s=3.5, decision_seconds=12.0, decided_at=now_zone.now(),
+    )  # fmt: skip
+    # then each shape answers as DRF's own field-by-field answer, key for key and in order
+    for serializer_class, instance in [
+        (BlindItemSerializer, item),
+        (AnsweredItemSerializer, item),
+        (ReviewOutputSerializer, pending),
+        (ReviewOutputSerializer, decided),
+        (AdminReviewSerializer, decided),
+    ]:
+        fast = serializer_class(instance).data
+        assert list(fast.items()) == list(_as_drf(serializer_class, instance).items()), serializer_class
+    # and the blind shape still names nothing of the key
+    assert not {"answer", "mark_ids", "provenance", "state"} & set(BlindItemSerializer(item).data)
