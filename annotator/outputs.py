@@ -56,7 +56,7 @@ class FieldsBuiltOnce:
             none = (attribute.pk if isinstance(attribute, PKOnlyObject) else attribute) is None
             if none:
                 out[each.name] = None
-            elif each.iso_time and type(attribute) is datetime and attribute.tzinfo is not None:
+            elif each.iso_time and type(attribute) is datetime and attribute.tzinfo is not None and settings.USE_TZ:
                 # DRF's DateTimeField reads the time zone (asgiref's context-local storage) and the
                 # settings for every value: with its other checks, 11 % of a scene's marks read
                 # under the profiler (bench/README.md). The same text, the zone read once a row.
@@ -96,7 +96,6 @@ class _Shared:
             type(field) is serializers.DateTimeField
             and not hasattr(field, "timezone")
             and str(getattr(field, "format", api_settings.DATETIME_FORMAT)).lower() == ISO_8601
-            and settings.USE_TZ
         )
 
     def get(self, instance: Any, mapping: bool) -> Any:

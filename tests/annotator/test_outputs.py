@@ -169,3 +169,11 @@ def test_the_review_steps_are_answered_as_drf_answers_them(annotator) -> None:
         assert list(fast.items()) == list(_as_drf(serializer_class, instance).items()), serializer_class
     # and the blind shape still names nothing of the key
     assert not {"answer", "mark_ids", "provenance", "state"} & set(BlindItemSerializer(item).data)
+
+
+def test_times_follow_use_tz_as_drf_does(settings) -> None:  # type: ignore[no-untyped-def]
+    row = {"at": TIMES[1], "also": TIMES[0], "formatted": TIMES[0], "zoned": TIMES[2]}
+    _ = _Times(row).data  # the fields are built with USE_TZ on
+    settings.USE_TZ = False
+    assert dict(_Times(row).data) == _as_drf(_Times, row)
+    assert dict(_Times(row).data)["at"] == "2026-03-29T00:30:00"  # naive UTC, as DRF writes it then
