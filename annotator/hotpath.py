@@ -91,12 +91,15 @@ def _scene_sql(alias: str, members_only: bool) -> str:
         f"INNER JOIN {_q(alias, Project)} ON {_q(alias, Project, 'id')} = {_q(alias, Scene, 'project')} "
         f"WHERE {_q(alias, Scene, 'id')} = %s AND {_q(alias, Assignment, 'annotator')} = %s"
     )
-    if members_only:
-        sql += (
-            f" AND {_q(alias, Scene, 'project')} IN (SELECT {_q(alias, ProjectMembership, 'project')} "  # noqa: S608
-            f"FROM {_q(alias, ProjectMembership)} WHERE {_q(alias, ProjectMembership, 'user')} = %s)"
-        )
-    return sql
+    return sql + (_in_member_projects(alias) if members_only else "")
+
+
+def _in_member_projects(alias: str) -> str:
+    """The scene's project is one the user (the parameter) is a member of (access.scopes's rule)."""
+    return (
+        f" AND {_q(alias, Scene, 'project')} IN (SELECT {_q(alias, ProjectMembership, 'project')} "  # noqa: S608
+        f"FROM {_q(alias, ProjectMembership)} WHERE {_q(alias, ProjectMembership, 'user')} = %s)"
+    )
 
 
 def scene_to_draw_on(*, user: Any, scene_id: int) -> Scene | None:
@@ -151,9 +154,8 @@ def _assigned_sql(alias: str) -> str:
     return (
         f"SELECT {_q(alias, Scene, 'id')} FROM {_q(alias, Scene)} "  # noqa: S608 - see _q
         f"INNER JOIN {_q(alias, Assignment)} ON {_q(alias, Assignment, 'scene')} = {_q(alias, Scene, 'id')} "
-        f"WHERE {_q(alias, Scene, 'id')} = %s AND {_q(alias, Assignment, 'annotator')} = %s "
-        f"AND {_q(alias, Scene, 'project')} IN (SELECT {_q(alias, ProjectMembership, 'project')} "
-        f"FROM {_q(alias, ProjectMembership)} WHERE {_q(alias, ProjectMembership, 'user')} = %s)"
+        f"WHERE {_q(alias, Scene, 'id')} = %s AND {_q(alias, Assignment, 'annotator')} = %s"
+        + _in_member_projects(alias)
     )
 
 
@@ -175,14 +177,6 @@ def _own_marks_sql(alias: str) -> str:
         f"AS {quote(COPY_ON_EDIT)} "
         f"FROM {_q(alias, Mark)} WHERE {_q(alias, Mark, 'scene')} = %s AND {_q(alias, Mark, 'author')} = %s "
         f"ORDER BY {_q(alias, Mark, 'id')} LIMIT %s OFFSET %s"
-    )
-
-
-@functools.cache
-def _own_marks_count_sql(alias: str) -> str:
-    return (
-        f"SELECT COUNT(*) FROM {_q(alias, Mark)} "  # noqa: S608 - see _q
-        f"WHERE {_q(alias, Mark, 'scene')} = %s AND {_q(alias, Mark, 'author')} = %s"
     )
 
 
@@ -208,9 +202,8 @@ class OwnMarks:
         return marks
 
     def count(self) -> int:
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(_own_marks_count_sql(self.alias), [self.scene_id, self.user_id])
-            return int(cursor.fetchone()[0])
+        # Asked only when a page is full: the ORM's COUNT, nothing to save by hand.
+        return Mark.objects.using(self.alias).filter(scene_id=self.scene_id, author_id=self.user_id).count()
 
 
 def own_marks_of_scene(*, user: Any, scene_id: int) -> OwnMarks | None:
