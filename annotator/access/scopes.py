@@ -196,7 +196,7 @@ def sees_own_work_only(*, user: Any) -> bool:
     """A user whose one role is annotator: by the rules below they see the scenes assigned to them
     in their projects and, of marks and items, their own alone (no blind rule applies). The
     workspace's marks read takes a hand-written path for them (annotator.hotpath); a change to what
-    such a user sees changes that path too (tests/annotator/test_hotpath.py holds them together)."""
+    such a user sees changes that path too (tests/annotator/hotpath/test_init.py holds them together)."""
     return user_roles(user) == {ANNOTATOR}
 
 

@@ -83,7 +83,7 @@ class ItemListApi(APIView):
         scene_id = request.query_params.get("scene", "")
         if scene_id and query_id(scene_id) is None:
             return Response({"scene": ["a scene id is a number"]}, status=status.HTTP_400_BAD_REQUEST)
-        items = selectors.item_rows_for_user(
+        items = selectors.item_rows(
             user=request.user,
             scene_id=query_id(scene_id) if scene_id else None,
             open_only=request.query_params.get("open") == "1",

@@ -9,9 +9,10 @@ from django.db.models import Case, Count, F, JSONField, Prefetch, Q, QuerySet, V
 from django.db.models.fields.json import KeyTransform
 from django.http import Http404
 
-from annotator.access.scopes import in_member_projects, items_visible
+from annotator.access.scopes import in_member_projects, items_visible, sees_own_work_only
 from annotator.compiling.audit import Row, row_from_record
 from annotator.compiling.lifecycle import OPEN_STATES
+from annotator.hotpath import items as hotpath_items
 from annotator.models import Item, Mark, ModelView
 
 _this_round = Q(reviews__revision=F("revision"), reviews__gold=False)
@@ -33,7 +34,7 @@ def items_for_user(*, user: Any, scene_id: int | None = None, open_only: bool = 
         qs = qs.filter(scene_id=scene_id)
     if open_only:
         qs = qs.filter(state__in=OPEN_STATES, replaced_by__isnull=True)
-    return items_visible(user=user, qs=qs)
+    return items_visible(user=user, qs=qs).order_by("id")  # see item_rows_for_user
 
 
 def item_rows_for_user(*, user: Any, scene_id: int | None = None, open_only: bool = False) -> QuerySet[Item]:
@@ -63,7 +64,22 @@ def item_rows_for_user(*, user: Any, scene_id: int | None = None, open_only: boo
         qs = qs.filter(scene_id=scene_id)
     if open_only:
         qs = qs.filter(state__in=OPEN_STATES, replaced_by__isnull=True)
-    return items_visible(user=user, qs=qs)
+    # In id order, as pages need: a model's Meta.ordering is not applied to a query that groups
+    # (the review Counts), and PostgreSQL's grouping gave no order of its own.
+    return items_visible(user=user, qs=qs).order_by("id")
+
+
+def item_rows(
+    *, user: Any, scene_id: int | None = None, open_only: bool = False
+) -> QuerySet[Item] | hotpath_items.OwnItemRows:
+    """What `item_rows_for_user` answers; an annotator's own rows, the workspace's items panel,
+    come through annotator.hotpath.items (the same rows: building the ORM's two querysets was 44 %
+    of that read)."""
+    if sees_own_work_only(user=user):
+        own = hotpath_items.own_item_rows(user=user, scene_id=scene_id, open_only=open_only)
+        if own is not None:
+            return own
+    return item_rows_for_user(user=user, scene_id=scene_id, open_only=open_only)
 
 
 def item_get(*, user: Any, item_id: int) -> Item:

@@ -17,7 +17,7 @@ visibility check and its marks query was half of an annotator's marks read (the 
 the marks queryset built 23 %, compiled 15 %, the scene check 17 %); see `own_marks_of_scene`.
 
 Each function answers exactly what the ORM query in its docstring answers, on both databases;
-tests/annotator/test_hotpath.py checks them against those querysets on the same rows, for every
+tests/annotator/hotpath/test_init.py checks them against those querysets on the same rows, for every
 case the access rules tell apart. Table and column names come from the models' _meta, so a
 renamed column is a test failure here, not a silent mismatch.
 """
