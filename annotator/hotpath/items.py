@@ -35,10 +35,11 @@ from collections import defaultdict
 from typing import Any
 
 from django.db import connections, router
-from django.db.models import Model, QuerySet
+from django.db.models import QuerySet
 
 from annotator.compiling.lifecycle import OPEN_STATES
 from annotator.hotpath import _q
+from annotator.hotpath.rows import instance
 from annotator.models import Item, Mark, ModelView, ProjectMembership, Scene
 
 # The annotations ItemRowSerializer reads, and the provenance keys the JSON ones come from.
@@ -108,32 +109,6 @@ def _count_sql(alias: str, *shape: bool) -> str:
     return f"SELECT COUNT(*) FROM {_q(alias, Item)} WHERE {_where(alias, *shape)}"  # noqa: S608 - see _q
 
 
-@functools.cache
-def _reader(alias: str, model: type[Model], names: tuple[str, ...]) -> tuple[list[str], list[tuple[int, Any, Any]]]:
-    """The attribute names of these fields, and (position, column, converter) for each converter
-    the ORM's compiler would apply to what it reads (times from SQLite's text, booleans from its
-    0/1, JSON decoded); worked out once per model and fields."""
-    connection = connections[alias]
-    fields = [model._meta.get_field(name) for name in names]
-    steps = []
-    for i, field in enumerate(fields):
-        col = field.get_col(model._meta.db_table)  # type: ignore[union-attr]
-        for fn in connection.ops.get_db_converters(col) + field.get_db_converters(connection):  # type: ignore[union-attr]
-            steps.append((i, col, fn))
-    return [f.attname for f in fields], steps  # type: ignore[union-attr]
-
-
-def _instance(alias: str, model: type[Model], names: tuple[str, ...], values: Any) -> Any:
-    """A model instance from these fields' stored values (`names` in the model's field order), as
-    the ORM's rows are made (from_db: the fields not read are deferred)."""
-    attnames, steps = _reader(alias, model, names)
-    if steps:
-        values, connection = list(values), connections[alias]
-        for i, col, fn in steps:
-            values[i] = fn(values[i], col, connection)
-    return model.from_db(alias, attnames, values)
-
-
 def _decoded(value: Any) -> Any:
     # PostgreSQL's jsonb comes as text through Django's connection, as SQLite's `->` does.
     return json.loads(value) if isinstance(value, str) else value
@@ -153,7 +128,7 @@ def _marks_of(alias: str, item_ids: list[int]) -> dict[int, list[Mark]]:
     with connections[alias].cursor() as cursor:
         cursor.execute(sql, item_ids)
         for item_id, *values in cursor.fetchall():
-            out[item_id].append(_instance(alias, Mark, _MARK_FIELDS, values))
+            out[item_id].append(instance(alias, Mark, _MARK_FIELDS, values))
     return out
 
 
@@ -166,10 +141,10 @@ def _prefetched(alias: str, marks: list[Mark]) -> QuerySet[Mark]:
 
 def _item_row(alias: str, row: Any) -> Item:
     n, m = len(_ITEM_FIELDS), len(_VIEW_FIELDS)
-    item = _instance(alias, Item, _ITEM_FIELDS, row[:n])
+    item = instance(alias, Item, _ITEM_FIELDS, row[:n])
     view = row[n : n + m]
     if view[0] is not None:  # the LEFT JOIN found the item's model view
-        item.model_view = _instance(alias, ModelView, _VIEW_FIELDS, view)
+        item.model_view = instance(alias, ModelView, _VIEW_FIELDS, view)
     else:  # none yet: known to be none, as select_related leaves it (no query when read)
         Item.model_view.related.set_cached_value(item, None)  # type: ignore[attr-defined]
     extra = row[n + m :]

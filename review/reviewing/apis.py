@@ -59,7 +59,7 @@ class ReviewQueueApi(APIView):
 
     @extend_schema(responses=BlindItemSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return paginate(request, selectors.review_queue(reviewer=request.user), BlindItemSerializer, each=_item_of)
+        return paginate(request, selectors.review_queue_rows(reviewer=request.user), BlindItemSerializer, each=_item_of)
 
 
 class ReviewItemApi(APIView):

@@ -1,0 +1,36 @@
+"""Model instances from rows read by hand, as the ORM makes them: each column through the converters
+the ORM's compiler applies, then `Model.from_db` (the fields not read are deferred)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from django.db import connections
+from django.db.models import Model
+
+
+@functools.cache
+def _reader(alias: str, model: type[Model], names: tuple[str, ...]) -> tuple[list[str], list[tuple[int, Any, Any]]]:
+    """The attribute names of these fields, and (position, column, converter) for each converter
+    the ORM's compiler would apply to what it reads (times from SQLite's text, booleans from its
+    0/1, JSON decoded); worked out once per model and fields."""
+    connection = connections[alias]
+    fields = [model._meta.get_field(name) for name in names]
+    steps = []
+    for i, field in enumerate(fields):
+        col = field.get_col(model._meta.db_table)  # type: ignore[union-attr]
+        for fn in connection.ops.get_db_converters(col) + field.get_db_converters(connection):  # type: ignore[union-attr]
+            steps.append((i, col, fn))
+    return [f.attname for f in fields], steps  # type: ignore[union-attr]
+
+
+def instance(alias: str, model: type[Model], names: tuple[str, ...], values: Any) -> Any:
+    """A model instance from these fields' stored values (`names` in the model's field order), as
+    the ORM's rows are made (from_db: the fields not read are deferred)."""
+    attnames, steps = _reader(alias, model, names)
+    if steps:
+        values, connection = list(values), connections[alias]
+        for i, col, fn in steps:
+            values[i] = fn(values[i], col, connection)
+    return model.from_db(alias, attnames, values)
