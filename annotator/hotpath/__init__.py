@@ -1,7 +1,9 @@
 """Hand-written SQL for the three reads every mark save makes: the signed-in user with their roles
 (every request with a session), the scene the mark goes on (with its video's length and its
 project's labels), and the image it is drawn on; and for the read the workspace makes most, an
-annotator's page of their marks on a scene. Everything else goes through the ORM.
+annotator's page of their marks on a scene. The package holds every read written by hand, and
+nothing else does: an annotator's items list (`items`), a reviewer's queue (`queue`), and the one
+way their rows become model instances (`rows`). Everything else goes through the ORM.
 
 Why: building and compiling these queries cost Django far more than running them. Under the
 8-client unit load (`bench/scale.py --profile`) the user and its roles took 13 % of the request
