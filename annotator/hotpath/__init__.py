@@ -96,12 +96,17 @@ def _scene_sql(alias: str, members_only: bool) -> str:
     return sql + (_in_member_projects(alias) if members_only else "")
 
 
+def _member_projects(alias: str) -> str:
+    """The projects the user (the parameter) is a member of, as a subquery (access.scopes's rule)."""
+    return (
+        f"(SELECT {_q(alias, ProjectMembership, 'project')} FROM {_q(alias, ProjectMembership)} "  # noqa: S608
+        f"WHERE {_q(alias, ProjectMembership, 'user')} = %s)"
+    )
+
+
 def _in_member_projects(alias: str) -> str:
     """The scene's project is one the user (the parameter) is a member of (access.scopes's rule)."""
-    return (
-        f" AND {_q(alias, Scene, 'project')} IN (SELECT {_q(alias, ProjectMembership, 'project')} "  # noqa: S608
-        f"FROM {_q(alias, ProjectMembership)} WHERE {_q(alias, ProjectMembership, 'user')} = %s)"
-    )
+    return f" AND {_q(alias, Scene, 'project')} IN {_member_projects(alias)}"
 
 
 def scene_to_draw_on(*, user: Any, scene_id: int) -> Scene | None:

@@ -38,9 +38,9 @@ from django.db import connections, router
 from django.db.models import QuerySet
 
 from annotator.compiling.lifecycle import OPEN_STATES
-from annotator.hotpath import _q
+from annotator.hotpath import _member_projects, _q
 from annotator.hotpath.rows import instance
-from annotator.models import Item, Mark, ModelView, ProjectMembership, Scene
+from annotator.models import Item, Mark, ModelView, Scene
 
 # The annotations ItemRowSerializer reads, and the provenance keys the JSON ones come from.
 COUNTS = {"approvals": "approve", "rejections": "reject"}
@@ -75,11 +75,9 @@ def _where(alias: str, by_scene: bool, open_only: bool, members_only: bool) -> s
     if open_only:
         where.append(f"{item('state')} IN ({', '.join(['%s'] * len(OPEN_STATES))}) AND {item('replaced_by')} IS NULL")
     if members_only:
-        where.append(
-            f"{item('scene')} IN (SELECT {_q(alias, Scene, 'id')} FROM {_q(alias, Scene)} "  # noqa: S608 - see _q
-            f"WHERE {_q(alias, Scene, 'project')} IN (SELECT {_q(alias, ProjectMembership, 'project')} "
-            f"FROM {_q(alias, ProjectMembership)} WHERE {_q(alias, ProjectMembership, 'user')} = %s))"
-        )
+        scene = functools.partial(_q, alias, Scene)
+        mine = f"SELECT {scene('id')} FROM {scene()} WHERE {scene('project')} IN {_member_projects(alias)}"  # noqa: S608
+        where.append(f"{item('scene')} IN ({mine})")
     return " AND ".join(where)
 
 

@@ -26,9 +26,9 @@ from typing import Any
 
 from django.db import connections, router
 
-from annotator.hotpath import _q
+from annotator.hotpath import _in_member_projects, _q
 from annotator.hotpath.rows import instance
-from annotator.models import Item, ProjectMembership, Scene
+from annotator.models import Item, Scene
 
 _ITEM_FIELDS = tuple(f.name for f in Item._meta.concrete_fields if f.name != "provenance")
 _SCENE_FIELDS = tuple(f.name for f in Scene._meta.concrete_fields)
@@ -51,10 +51,7 @@ def _where(alias: str, members_only: bool) -> str:
         f"AND ((NOT {a('gold')} AND {item('state')} = %s) OR ({a('gold')} AND {item('state')} = %s))"
     )
     if members_only:
-        where += (
-            f" AND {_q(alias, Scene, 'project')} IN (SELECT {_q(alias, ProjectMembership, 'project')} "  # noqa: S608
-            f"FROM {_q(alias, ProjectMembership)} WHERE {_q(alias, ProjectMembership, 'user')} = %s)"
-        )
+        where += _in_member_projects(alias)
     return (
         f"FROM {_q(alias, ra)} INNER JOIN {_q(alias, Item)} ON {item('id')} = {a('item')} "
         f"INNER JOIN {_q(alias, Scene)} ON {_q(alias, Scene, 'id')} = {item('scene')} WHERE {where}"
