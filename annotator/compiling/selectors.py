@@ -65,7 +65,7 @@ def item_rows_for_user(*, user: Any, scene_id: int | None = None, open_only: boo
     if open_only:
         qs = qs.filter(state__in=OPEN_STATES, replaced_by__isnull=True)
     # In id order, as pages need: a model's Meta.ordering is not applied to a query that groups
-    # (the review Counts), and PostgreSQL's grouping gave no order of its own.
+    # (the review Counts), and without ORDER BY neither database promises any order.
     return items_visible(user=user, qs=qs).order_by("id")
 
 

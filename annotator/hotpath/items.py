@@ -6,7 +6,7 @@ Why: under the 8-client read load the items list was the costliest read (6.0-6.5
 building and compiling the two querysets (annotate with two filtered Counts and four JSON key
 reads, the membership subquery, the marks' prefetch) and a further quarter in making the rows' and
 marks' model instances and their related managers, against 6 % running the SQL (bench/README.md,
-"The items list by hand"). Here the page is one query (the review tallies as correlated counts, the
+"The items list and the review queue by hand"). Here the page is one query (the review tallies as correlated counts, the
 model view joined) and its marks a second, as the ORM does it, with the SQL built once per shape.
 
 What it answers is `compiling.selectors.item_rows_for_user` for a user who sees their own work only
@@ -39,7 +39,7 @@ from django.db.models import QuerySet
 
 from annotator.compiling.lifecycle import OPEN_STATES
 from annotator.hotpath import _member_projects, _q
-from annotator.hotpath.rows import instance
+from annotator.hotpath.rows import field_names, instance
 from annotator.models import Item, Mark, ModelView, Scene
 
 # The annotations ItemRowSerializer reads, and the provenance keys the JSON ones come from.
@@ -48,11 +48,9 @@ JSON_KEYS = {"phrasing_text": "phrasing_text", "phrasing_id": "phrasing_id", "ph
 SNAPSHOTS = "stale_snapshots"
 
 # The fields read of each, in the model's field order, as Model.from_db reads a partial row's values.
-_ITEM_FIELDS = tuple(f.name for f in Item._meta.concrete_fields if f.name != "provenance")
-_VIEW_FIELDS = tuple(f.name for f in ModelView._meta.concrete_fields)
-_MARK_FIELDS = tuple(
-    f.name for f in Mark._meta.concrete_fields if f.name in {"id", "version", "label", "satellite_image"}
-)
+_ITEM_FIELDS = field_names(Item, without=("provenance",))
+_VIEW_FIELDS = field_names(ModelView)
+_MARK_FIELDS = tuple(name for name in field_names(Mark) if name in {"id", "version", "label", "satellite_image"})
 
 
 def _review_model() -> Any:

@@ -27,19 +27,20 @@ from typing import Any
 from django.db import connections, router
 
 from annotator.hotpath import _in_member_projects, _q
-from annotator.hotpath.rows import instance
+from annotator.hotpath.rows import field_names, instance
 from annotator.models import Item, Scene
 
-_ITEM_FIELDS = tuple(f.name for f in Item._meta.concrete_fields if f.name != "provenance")
-_SCENE_FIELDS = tuple(f.name for f in Scene._meta.concrete_fields)
+_ITEM_FIELDS = field_names(Item, without=("provenance",))
+_SCENE_FIELDS = field_names(Scene)
 
 
 def _assignment_model() -> Any:
     return Item._meta.get_field("review_assignments").related_model
 
 
+@functools.cache
 def _fields() -> tuple[str, ...]:
-    return tuple(f.name for f in _assignment_model()._meta.concrete_fields)
+    return field_names(_assignment_model())
 
 
 @functools.cache

@@ -10,6 +10,12 @@ from django.db import connections
 from django.db.models import Model
 
 
+def field_names(model: type[Model], *, without: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The names of the model's columns in its field order (as `instance` and Model.from_db read
+    them), less those a read leaves deferred."""
+    return tuple(f.name for f in model._meta.concrete_fields if f.name not in without)
+
+
 @functools.cache
 def _reader(alias: str, model: type[Model], names: tuple[str, ...]) -> tuple[list[str], list[tuple[int, Any, Any]]]:
     """The attribute names of these fields, and (position, column, converter) for each converter
