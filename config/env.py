@@ -108,7 +108,9 @@ LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO")
 HTTPS: bool = env.bool("SKYMARK_HTTPS", default=False)
 HSTS_SECONDS: int = env.int("HSTS_SECONDS", default=31_536_000 if HTTPS else 0)
 
-# gunicorn (config/gunicorn.py). WEB_CONCURRENCY is the name gunicorn and hosting platforms use.
-WEB_CONCURRENCY: int = env.int("WEB_CONCURRENCY", default=2 * (os.cpu_count() or 1))
-WEB_THREADS: int = env.int("WEB_THREADS", default=2)
+# gunicorn (config/gunicorn.py). WEB_CONCURRENCY is the name gunicorn and hosting platforms use. One
+# process per core: a process serves one request at a time (config/gunicorn_worker.py); its threads
+# stream responses to clients that read slowly.
+WEB_CONCURRENCY: int = env.int("WEB_CONCURRENCY", default=len(os.sched_getaffinity(0)) or 1)
+WEB_THREADS: int = env.int("WEB_THREADS", default=8)
 WEB_TIMEOUT: int = env.int("WEB_TIMEOUT", default=120)

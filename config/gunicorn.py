@@ -1,10 +1,12 @@
 """gunicorn settings for every way Skymark is served: `make run`, docker compose, the image and
 bench/marks.py. Usage: gunicorn -c config/gunicorn.py config.wsgi:application
 
-Processes carry the CPU work and threads only keep requests from waiting on each other's I/O:
-a process's threads take turns on one interpreter lock, and with 2 processes x 4 threads eight
-autosaving annotators queued there (bench/README.md, "Mark save latency"). Two threads per
-process still let a long video range response stream while the process answers saves.
+Processes carry the CPU work, one per core, and each takes a connection only while it has no
+request in the application (config/gunicorn_worker.py, which says why and what it gained): the
+connections wait in one queue for whichever process is free first. Its threads stream what the
+application has returned (a video range to a browser that reads slowly) while the process serves
+the next request. Keep-alive is off so that every request joins that queue: a kept-alive connection
+would bring its next request to its own process, busy or not.
 
 The master loads the application and the URL configuration once and the workers are forked from it
 (preload_app), so their code and module objects are shared copy-on-write pages instead of one private
@@ -31,8 +33,10 @@ from typing import Any
 
 from config import env
 
+worker_class = "config.gunicorn_worker.PullWorker"
 workers = env.WEB_CONCURRENCY
 threads = env.WEB_THREADS
+keepalive = 0
 timeout = env.WEB_TIMEOUT
 preload_app = True
 # seconds; see the module's docstring

@@ -1,6 +1,7 @@
-"""config/gunicorn.py as gunicorn reads it: every setting it names is one gunicorn knows, a forked
-worker gets its garbage collector back and the short lock hand-over, and the master loads what a
-worker's first requests would otherwise import (the module says why)."""
+"""config/gunicorn.py as gunicorn reads it: every setting it names is one gunicorn knows, its worker
+pulls connections with keep-alive off, a forked worker gets its garbage collector back and the short
+lock hand-over, and the master loads what a worker's first requests would otherwise import (the
+module says why)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,13 @@ def test_the_settings_are_gunicorns_own(conf: dict[str, Any]) -> None:
     known = set(Config().settings)
     assert {"workers", "threads", "timeout", "preload_app", "when_ready", "post_fork"} <= names & known
     assert names - known == {"gc", "sys", "env"}, "a setting gunicorn does not know would be ignored"
+
+
+def test_a_process_pulls_its_connections_and_streams_in_threads(conf: dict[str, Any]) -> None:
+    # config/gunicorn_worker.py says why; tests/config/test_gunicorn_worker.py serves with it
+    assert conf["worker_class"] == "config.gunicorn_worker.PullWorker"
+    assert conf["keepalive"] == 0, "a kept-alive connection brings its next request to a busy process"
+    assert conf["threads"] > 1, "a stream to a slow reader would hold the process"
 
 
 def test_a_forked_worker_collects_garbage_and_hands_the_lock_over_often(conf: dict[str, Any]) -> None:
