@@ -116,26 +116,29 @@ def _step_units(s: Served, clients: int, n: int) -> None:
     _record(s, f"{clients} cl", lat)
 
 
-def _per_request_cpu(s: Served, clients: int, what: str, cpu: CpuMeter, lat: dict[str, list[float]]) -> None:
-    """Server and client CPU per request of a load: on cores shared with the clients and with other
-    people's work, steadier than its latencies (a read's p50 at 8 clients is mostly waiting for the
-    CPU the others' requests take)."""
+def _per_request_cpu(
+    s: Served, clients: int, what: str, cpu: CpuMeter, lat: dict[str, list[float]], wall: float
+) -> None:
+    """Requests answered per second, and server and client CPU per request, of a load: on cores
+    shared with the clients and with other people's work, the CPU figures are steadier than its
+    latencies (a read's p50 at 8 clients is mostly waiting for the CPU the others' requests take)."""
     requests = sum(len(v) for k, v in lat.items() if k.startswith(("GET", "POST")))
+    s.figures[f"{clients} cl {what}: requests/s"] = requests / wall
     s.figures[f"{clients} cl {what}: server CPU ms/request"] = cpu.server_s * 1000 / max(requests, 1)
     s.figures[f"{clients} cl {what}: client CPU ms/request"] = cpu.clients_s * 1000 / max(requests, 1)
 
 
 def _step_reads(s: Served, clients: int, n: int) -> None:
     with Sampler(s), _profiled(s, f"{s.backend}-reads", clients), CpuMeter(s.pids) as cpu:
-        lat, _ = _load(_reads, s.port, s.people["annotators"], clients, n, 0)
-    _per_request_cpu(s, clients, "reads", cpu, lat)
+        lat, wall = _load(_reads, s.port, s.people["annotators"], clients, n, 0)
+    _per_request_cpu(s, clients, "reads", cpu, lat, wall)
     _record(s, f"{clients} cl", lat)
 
 
 def _step_review(s: Served, clients: int, n: int) -> None:
     with Sampler(s), _profiled(s, f"{s.backend}-review", clients), CpuMeter(s.pids) as cpu:
-        lat, _ = _load(_review, s.port, s.people["reviewers"], clients, n, 0)
-    _per_request_cpu(s, clients, "review steps", cpu, lat)
+        lat, wall = _load(_review, s.port, s.people["reviewers"], clients, n, 0)
+    _per_request_cpu(s, clients, "review steps", cpu, lat, wall)
     _record(s, f"{clients} cl", lat)
 
 

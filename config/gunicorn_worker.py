@@ -65,6 +65,8 @@ class PullWorker(ThreadWorker):
         super().enqueue_req(conn)
 
     def _let_go(self, conn: Any, wake: bool) -> None:
+        if conn is None:
+            return
         with self._holding_lock:
             if id(conn) not in self._holding:
                 return
@@ -93,7 +95,7 @@ class PullWorker(ThreadWorker):
 
     def _gated(self, app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[bytes]]:
         def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-            conn = self._local.conn
+            conn = getattr(self._local, "conn", None)  # None on a path that bypasses handle_request
             if _large_body(environ):
                 self._let_go(conn, wake=True)
             try:
