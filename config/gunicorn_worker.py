@@ -34,8 +34,9 @@ from gunicorn.workers.gthread import ThreadWorker
 # seconds a new connection may be silent and still hold the gate; a client sends its request with
 # the handshake's last packet, so anything slower is a client that connected ahead of time
 QUIET_S = 0.05
-# bytes of request body above which a request reads at the network's pace (JSON bodies are far below:
-# annotator/middleware.py caps them lower)
+# bytes of request body above which a request reads at the network's pace: uploads. The workspace's
+# JSON bodies are a few KB (a JSON body may be up to MAX_JSON_KB; one over this runs beside the next
+# request rather than before it)
 LARGE_BODY = 1 << 20
 
 
