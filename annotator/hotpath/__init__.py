@@ -34,11 +34,12 @@ from django.db import connections, router
 
 from annotator.access.roles import roles_remember
 from annotator.compiling.lifecycle import OPEN_STATES
+from annotator.hotpath.rows import field_names, instance
 from annotator.models import Item, Mark, Project, ProjectMembership, SatelliteImage, Scene, Video
 from annotator.models.scenes import Assignment
 
 # The extra columns' names: a raw query sets them as attributes of the row's object.
-ROLE, DURATION, LABELS = "skymark_role", "skymark_duration_s", "skymark_labels"
+ROLE = "skymark_role"
 
 
 def _q(alias: str, model: Any, field: str | None = None) -> str:
@@ -72,21 +73,27 @@ def user_with_roles(user_id: Any) -> Any | None:
     in one query. As the ORM: `User.objects.get(pk=user_id)`, then `user.groups.values_list("name")`."""
     user_model = get_user_model()
     alias = router.db_for_read(user_model)
-    rows = list(user_model._default_manager.db_manager(alias).raw(_user_sql(alias), [user_id]))
-    if not rows:
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_user_sql(alias), [user_id])
+        fetched = cursor.fetchall()  # a row per group; the user's columns repeat
+    if not fetched:
         return None
-    user = rows[0]
-    names = {name for row in rows if (name := vars(row).pop(ROLE)) is not None}
-    roles_remember(user, names)
+    # through the rows' one reader (rows.py), not a RawQuerySet: 37 against 80-90 us (every request
+    # with a session asks this)
+    user = instance(alias, user_model, field_names(user_model), fetched[0][:-1])
+    roles_remember(user, {row[-1] for row in fetched if row[-1] is not None})
     return user
+
+
+# what scene_to_draw_on reads of the scene, in the model's field order (as rows.instance takes them)
+_SCENE_FIELDS = tuple(name for name in field_names(Scene) if name in ("id", "project", "video"))
 
 
 @functools.cache
 def _scene_sql(alias: str, members_only: bool) -> str:
-    quote = connections[alias].ops.quote_name
+    columns = ", ".join(_q(alias, Scene, name) for name in _SCENE_FIELDS)
     sql = (
-        f"SELECT {_q(alias, Scene, 'id')}, {_q(alias, Scene, 'project')}, {_q(alias, Scene, 'video')}, "  # noqa: S608
-        f"{_q(alias, Video, 'duration_s')} AS {quote(DURATION)}, {_q(alias, Project, 'labels')} AS {quote(LABELS)} "
+        f"SELECT {columns}, {_q(alias, Video, 'duration_s')}, {_q(alias, Project, 'labels')} "  # noqa: S608
         f"FROM {_q(alias, Scene)} "
         f"INNER JOIN {_q(alias, Assignment)} ON {_q(alias, Assignment, 'scene')} = {_q(alias, Scene, 'id')} "
         f"INNER JOIN {_q(alias, Video)} ON {_q(alias, Video, 'id')} = {_q(alias, Scene, 'video')} "
@@ -123,23 +130,27 @@ def scene_to_draw_on(*, user: Any, scene_id: int) -> Scene | None:
     alias = router.db_for_read(Scene)
     members_only = not getattr(user, "is_superuser", False)
     params = [scene_id, user.pk] + ([user.pk] if members_only else [])
-    rows = list(Scene.objects.db_manager(alias).raw(_scene_sql(alias, members_only), params))
-    if not rows:
-        return None  # the assignment is unique per scene and annotator: at most one row
-    scene = rows[0]
-    extra = vars(scene)
-    labels_field: Any = Project._meta.get_field("labels")
-    labels = labels_field.from_db_value(extra.pop(LABELS), None, connections[alias])
-    # from_db, as the ORM builds rows: the fields not read stay deferred (loaded if ever touched).
-    scene.video = Video.from_db(alias, ["id", "duration_s"], [scene.video_id, extra.pop(DURATION)])
-    scene.project = Project.from_db(alias, ["id", "labels"], [scene.project_id, labels])
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_scene_sql(alias, members_only), params)
+        row = cursor.fetchone()  # the assignment is unique per scene and annotator: at most one row
+    if row is None:
+        return None
+    n = len(_SCENE_FIELDS)
+    # as the ORM builds rows: the fields not read stay deferred (loaded if ever touched)
+    scene = instance(alias, Scene, _SCENE_FIELDS, row[:n])
+    scene.video = instance(alias, Video, ("id", "duration_s"), (scene.video_id, row[n]))
+    scene.project = instance(alias, Project, ("id", "labels"), (scene.project_id, row[n + 1]))
     return scene
+
+
+# what a mark needs of its image, in the model's field order
+_IMAGE_FIELDS = tuple(name for name in field_names(SatelliteImage) if name in ("id", "width", "height", "georef"))
 
 
 @functools.cache
 def _image_sql(alias: str) -> str:
     via: Any = Scene._meta.get_field("satellite_images").remote_field.through
-    columns = ", ".join(_q(alias, SatelliteImage, f) for f in ("id", "width", "height", "georef"))
+    columns = ", ".join(_q(alias, SatelliteImage, f) for f in _IMAGE_FIELDS)
     return (
         f"SELECT {columns} FROM {_q(alias, SatelliteImage)} "  # noqa: S608 - see _q
         f"INNER JOIN {_q(alias, via)} ON {_q(alias, via, 'satelliteimage')} = {_q(alias, SatelliteImage, 'id')} "
@@ -152,8 +163,10 @@ def image_of_scene(*, scene_id: int, image_id: int) -> SatelliteImage | None:
     georef; the rest deferred); None otherwise. As the ORM:
     `scene.satellite_images.filter(id=image_id).only("id", "width", "height", "georef").first()`."""
     alias = router.db_for_read(SatelliteImage)
-    rows = list(SatelliteImage.objects.db_manager(alias).raw(_image_sql(alias), [scene_id, image_id]))
-    return rows[0] if rows else None
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_image_sql(alias), [scene_id, image_id])
+        row = cursor.fetchone()
+    return None if row is None else instance(alias, SatelliteImage, _IMAGE_FIELDS, row)
 
 
 @functools.cache
@@ -202,10 +215,17 @@ class OwnMarks:
     def __getitem__(self, page: slice) -> list[Mark]:
         start = page.start or 0
         params = [self.user_id, *OPEN_STATES, self.scene_id, self.user_id, page.stop - start, start]
-        marks = list(Mark.objects.db_manager(self.alias).raw(_own_marks_sql(self.alias), params))
-        for mark in marks:
-            # The ORM's Exists() converts SQLite's 0/1 to a boolean; a raw column comes as stored.
-            mark.copy_on_edit = bool(mark.copy_on_edit)  # type: ignore[attr-defined]
+        with connections[self.alias].cursor() as cursor:
+            cursor.execute(_own_marks_sql(self.alias), params)
+            fetched = cursor.fetchall()
+        names, marks = field_names(Mark), []
+        n = len(names)
+        for row in fetched:
+            mark = instance(self.alias, Mark, names, row[:n])
+            setattr(mark, IMAGE_GEOREF, row[n])  # text as stored, as the ORM's Subquery gives it
+            # The ORM's Exists() converts SQLite's 0/1 to a boolean; a column read by hand comes as stored.
+            setattr(mark, COPY_ON_EDIT, bool(row[n + 1]))
+            marks.append(mark)
         return marks
 
     def count(self) -> int:
