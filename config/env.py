@@ -111,6 +111,8 @@ HSTS_SECONDS: int = env.int("HSTS_SECONDS", default=31_536_000 if HTTPS else 0)
 # gunicorn (config/gunicorn.py). WEB_CONCURRENCY is the name gunicorn and hosting platforms use. One
 # process per core: a process serves one request at a time (config/gunicorn_worker.py); its threads
 # stream responses to clients that read slowly.
-WEB_CONCURRENCY: int = env.int("WEB_CONCURRENCY", default=len(os.sched_getaffinity(0)) or 1)
+# the cores this process may run on (Linux); elsewhere all the machine's
+_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+WEB_CONCURRENCY: int = env.int("WEB_CONCURRENCY", default=_CORES)
 WEB_THREADS: int = env.int("WEB_THREADS", default=8)
 WEB_TIMEOUT: int = env.int("WEB_TIMEOUT", default=120)

@@ -34,11 +34,11 @@ from django.db import connections, router
 
 from annotator.access.roles import roles_remember
 from annotator.compiling.lifecycle import OPEN_STATES
-from annotator.hotpath.rows import field_names, instance
+from annotator.hotpath.rows import fetch, field_names, instance
 from annotator.models import Item, Mark, Project, ProjectMembership, SatelliteImage, Scene, Video
 from annotator.models.scenes import Assignment
 
-# The extra columns' names: a raw query sets them as attributes of the row's object.
+# The name of the user query's extra column: a group's name, one row per group.
 ROLE = "skymark_role"
 
 
@@ -73,9 +73,7 @@ def user_with_roles(user_id: Any) -> Any | None:
     in one query. As the ORM: `User.objects.get(pk=user_id)`, then `user.groups.values_list("name")`."""
     user_model = get_user_model()
     alias = router.db_for_read(user_model)
-    with connections[alias].cursor() as cursor:
-        cursor.execute(_user_sql(alias), [user_id])
-        fetched = cursor.fetchall()  # a row per group; the user's columns repeat
+    fetched = fetch(alias, _user_sql(alias), [user_id])  # a row per group; the user's columns repeat
     if not fetched:
         return None
     # through the rows' one reader (rows.py), not a RawQuerySet: 37 against 80-90 us (every request
@@ -130,11 +128,10 @@ def scene_to_draw_on(*, user: Any, scene_id: int) -> Scene | None:
     alias = router.db_for_read(Scene)
     members_only = not getattr(user, "is_superuser", False)
     params = [scene_id, user.pk] + ([user.pk] if members_only else [])
-    with connections[alias].cursor() as cursor:
-        cursor.execute(_scene_sql(alias, members_only), params)
-        row = cursor.fetchone()  # the assignment is unique per scene and annotator: at most one row
-    if row is None:
+    fetched = fetch(alias, _scene_sql(alias, members_only), params)
+    if not fetched:
         return None
+    row = fetched[0]  # the assignment is unique per scene and annotator: at most one row
     n = len(_SCENE_FIELDS)
     # as the ORM builds rows: the fields not read stay deferred (loaded if ever touched)
     scene = instance(alias, Scene, _SCENE_FIELDS, row[:n])
@@ -163,10 +160,8 @@ def image_of_scene(*, scene_id: int, image_id: int) -> SatelliteImage | None:
     georef; the rest deferred); None otherwise. As the ORM:
     `scene.satellite_images.filter(id=image_id).only("id", "width", "height", "georef").first()`."""
     alias = router.db_for_read(SatelliteImage)
-    with connections[alias].cursor() as cursor:
-        cursor.execute(_image_sql(alias), [scene_id, image_id])
-        row = cursor.fetchone()
-    return None if row is None else instance(alias, SatelliteImage, _IMAGE_FIELDS, row)
+    fetched = fetch(alias, _image_sql(alias), [scene_id, image_id])
+    return instance(alias, SatelliteImage, _IMAGE_FIELDS, fetched[0]) if fetched else None
 
 
 @functools.cache
@@ -215,12 +210,9 @@ class OwnMarks:
     def __getitem__(self, page: slice) -> list[Mark]:
         start = page.start or 0
         params = [self.user_id, *OPEN_STATES, self.scene_id, self.user_id, page.stop - start, start]
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(_own_marks_sql(self.alias), params)
-            fetched = cursor.fetchall()
         names, marks = field_names(Mark), []
         n = len(names)
-        for row in fetched:
+        for row in fetch(self.alias, _own_marks_sql(self.alias), params):
             mark = instance(self.alias, Mark, names, row[:n])
             setattr(mark, IMAGE_GEOREF, row[n])  # text as stored, as the ORM's Subquery gives it
             # The ORM's Exists() converts SQLite's 0/1 to a boolean; a column read by hand comes as stored.
@@ -246,8 +238,6 @@ def own_marks_of_scene(*, user: Any, scene_id: int) -> OwnMarks | None:
 
     (marking.selectors.marks_for_scene). Two queries for a page, as there; three when it is full."""
     alias = router.db_for_read(Mark)
-    with connections[alias].cursor() as cursor:
-        cursor.execute(_assigned_sql(alias), [scene_id, user.pk, user.pk])
-        if cursor.fetchone() is None:
-            return None
+    if not fetch(alias, _assigned_sql(alias), [scene_id, user.pk, user.pk]):
+        return None
     return OwnMarks(alias=alias, user_id=user.pk, scene_id=scene_id)

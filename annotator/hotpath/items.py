@@ -39,7 +39,7 @@ from django.db.models import QuerySet
 
 from annotator.compiling.lifecycle import OPEN_STATES
 from annotator.hotpath import _member_projects, _q
-from annotator.hotpath.rows import field_names, instance
+from annotator.hotpath.rows import fetch, field_names, instance
 from annotator.models import Item, Mark, ModelView, Scene
 
 # The annotations ItemRowSerializer reads, and the provenance keys the JSON ones come from.
@@ -121,10 +121,8 @@ def _marks_of(alias: str, item_ids: list[int]) -> dict[int, list[Mark]]:
         f"WHERE {_q(alias, via, 'item')} IN ({', '.join(['%s'] * len(item_ids))}) ORDER BY {_q(alias, Mark, 'id')}"
     )
     out: dict[int, list[Mark]] = defaultdict(list)
-    with connections[alias].cursor() as cursor:
-        cursor.execute(sql, item_ids)
-        for item_id, *values in cursor.fetchall():
-            out[item_id].append(instance(alias, Mark, _MARK_FIELDS, values))
+    for item_id, *values in fetch(alias, sql, item_ids):
+        out[item_id].append(instance(alias, Mark, _MARK_FIELDS, values))
     return out
 
 
@@ -176,9 +174,7 @@ class OwnItemRows:
         start = page.start or 0
         sql = _page_sql(self.alias, *self._shape())
         params = [*COUNTS.values(), *self._where_params(), page.stop - start, start]
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(sql, params)
-            items = [_item_row(self.alias, row) for row in cursor.fetchall()]
+        items = [_item_row(self.alias, row) for row in fetch(self.alias, sql, params)]
         marks = _marks_of(self.alias, [i.id for i in items]) if items else {}
         for item in items:
             item._prefetched_objects_cache = {"marks": _prefetched(self.alias, marks.get(item.id, []))}  # type: ignore[attr-defined]
@@ -186,9 +182,7 @@ class OwnItemRows:
 
     def count(self) -> int:
         # Asked only when a page is full (annotator.pagination), under the page's own condition.
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(_count_sql(self.alias, *self._shape()), self._where_params())
-            return int(cursor.fetchone()[0])
+        return int(fetch(self.alias, _count_sql(self.alias, *self._shape()), self._where_params())[0][0])
 
 
 def _has_json_arrow(alias: str) -> bool:

@@ -24,10 +24,10 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from django.db import connections, router
+from django.db import router
 
 from annotator.hotpath import _in_member_projects, _q
-from annotator.hotpath.rows import field_names, instance
+from annotator.hotpath.rows import fetch, field_names, instance
 from annotator.models import Item, Scene
 
 _ITEM_FIELDS = field_names(Item, without=("provenance",))
@@ -96,9 +96,7 @@ class ReviewQueue:
         start = page.start or 0
         model, fields = _assignment_model(), _fields()
         n, m = len(fields), len(_ITEM_FIELDS)
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(_page_sql(self.alias, self.members_only), [*self._params(), page.stop - start, start])
-            rows = cursor.fetchall()
+        rows = fetch(self.alias, _page_sql(self.alias, self.members_only), [*self._params(), page.stop - start, start])
         out = []
         for row in rows:
             assignment = instance(self.alias, model, fields, row[:n])
@@ -109,6 +107,4 @@ class ReviewQueue:
         return out
 
     def count(self) -> int:
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(_count_sql(self.alias, self.members_only), self._params())
-            return int(cursor.fetchone()[0])
+        return int(fetch(self.alias, _count_sql(self.alias, self.members_only), self._params())[0][0])

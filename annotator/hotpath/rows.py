@@ -10,6 +10,13 @@ from django.db import connections
 from django.db.models import Model
 
 
+def fetch(alias: str, sql: str, params: Any) -> list[tuple[Any, ...]]:
+    """Every row of one hand-written query on this database, as stored (no converters)."""
+    with connections[alias].cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
 def field_names(model: type[Model], *, without: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The names of the model's columns in its field order (as `instance` and Model.from_db read
     them), less those a read leaves deferred."""
