@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, Q, QuerySet
 from django.http import Http404
 
 from annotator.access.roles import ADJUDICATOR, ADMIN, ANNOTATOR, REVIEWER, user_roles
@@ -270,11 +270,22 @@ def marks_editable(*, user: Any, qs: QuerySet[Mark]) -> QuerySet[Mark]:
     return qs.filter(author_id=user.pk, scene__assignments__annotator_id=user.pk)
 
 
-def scene_is_assigned(*, user: Any, scene_id: int) -> bool:
-    """Assigned to the user, in a project they are a member of (an assignment left behind by a
-    user who left the project gives nothing)."""
+def _assignments(*, user: Any, scene_id: Any) -> QuerySet[Assignment]:
+    """The user's assignment to the scene, in a project they are a member of (an assignment left
+    behind by a user who left the project gives nothing)."""
     rows = Assignment.objects.filter(scene_id=scene_id, annotator_id=user.pk)
-    return in_member_projects(user=user, qs=rows, path="scene__project").exists()
+    return in_member_projects(user=user, qs=rows, path="scene__project")
+
+
+def scene_assigned(*, user: Any, scene_id: Any) -> Exists:
+    """scene_is_assigned as an expression: `scene_id` may be an OuterRef, so a query for rows of a
+    scene (the marks an item is compiled from) answers it in the same round trip."""
+    return Exists(_assignments(user=user, scene_id=scene_id))
+
+
+def scene_is_assigned(*, user: Any, scene_id: int) -> bool:
+    """Assigned to the user, in a project they are a member of."""
+    return _assignments(user=user, scene_id=scene_id).exists()
 
 
 def may_annotate(*, user: Any, scene: Scene) -> bool:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch, prefetch_related_objects
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
@@ -36,7 +35,8 @@ from annotator.compiling.services import (
     item_revise,
     item_withdraw,
 )
-from annotator.models import Item, Mark, ModelView
+from annotator.compiling.tasks import views_render_in_process
+from annotator.models import Item, ModelView
 from annotator.pagination import Pages, paginate
 from annotator.parsers import INT64_MAX, query_id
 
@@ -98,11 +98,11 @@ class ItemListApi(APIView):
         # A new draft has no reviews, and its marks and model view are at hand: it is answered from
         # the object the service made. Read again with the review tallies (item_get), it was a third
         # of the compile's server time under the 8-client unit load (bench/README.md).
-        # The model view is read again (one row): a worker that renders it at once (or an eager
-        # queue) may have finished it since the service made it, and the panel shows what is stored.
-        item.model_view = ModelView.objects.filter(item_id=item.id).first()  # type: ignore[assignment]
-        # Its marks once, for the ids and the image the answer names (the serializer asked twice).
-        prefetch_related_objects([item], Prefetch("marks", queryset=Mark.objects.only("id", "satellite_image_id")))
+        # Its marks are those the service linked (lifecycle keeps them on the item) and its model view
+        # the pending row it made: a worker renders it later and the panel polls until it is done.
+        # An eager queue renders it before this line, so then the stored row is read again.
+        if views_render_in_process():
+            item.model_view = ModelView.objects.filter(item_id=item.id).first()  # type: ignore[assignment]
         return Response(ItemOutputSerializer(item).data, status=status.HTTP_201_CREATED)
 
 

@@ -105,9 +105,7 @@ def _existing(user: Any, scene_id: int) -> set[tuple[str, frozenset[int]]]:
 
 def _candidates(user: Any, scene_id: int, tally: dict[str, TaskTally]) -> tuple[dict[str, list[Compiled]], bool]:
     # Draft trajectories (not yet confirmed by their author) are not compiled from.
-    marks = list(
-        Mark.objects.select_related("scene", "satellite_image").filter(scene_id=scene_id, author=user, draft=False)
-    )
+    marks = list(Mark.objects.select_related("satellite_image").filter(scene_id=scene_id, author=user, draft=False))
     by_image: dict[int, list[Mark]] = defaultdict(list)
     for m in marks:
         by_image[m.satellite_image_id].append(m)

@@ -58,6 +58,12 @@ def model_view_task(self, view_id: int) -> None:  # type: ignore[no-untyped-def]
         raise self.retry(exc=exc, countdown=5 * 2**self.request.retries) from exc
 
 
+def views_render_in_process() -> bool:
+    """Whether a view queued now is rendered inside this process when its transaction commits (an
+    eager Celery, as in the browser tests), so the stored row may be done before the answer goes."""
+    return bool(model_views_task.app.conf.task_always_eager)
+
+
 def views_send(*, force: bool = False) -> bool:
     """Tell the `views` workers that views are pending, unless a message saying so is still waiting
     for a worker (`force`: send anyway). With the broker down nothing fails: the views stay pending

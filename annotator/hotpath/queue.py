@@ -13,6 +13,10 @@ What it answers is `review.reviewing.selectors.review_queue`, in the same order:
         .filter(Q(gold=False, item__state=IN_REVIEW) | Q(gold=True, item__state=APPROVED))
         .select_related("item__scene").defer("item__provenance").order_by("id")
 
+and of each row it reads what the queue's answer shows (review.reviewing.serializers.BlindItemSerializer:
+the item's question, options, task and scene with the scene's name), as `.only(*QUEUE_ONLY)` would:
+at full size the page's 100 rows as whole assignments, items and scenes were half of the queue's
+in-process time, building instances and converting columns it never sent (the answer key among them).
 tests/annotator/hotpath/test_queue.py holds every value, type, page and count to the ORM's. The
 review app's model is reached through the item's relation, as annotator.hotpath.items reaches the
 reviews: the annotator app does not import the review app.
@@ -30,8 +34,22 @@ from annotator.hotpath import _in_member_projects, _q
 from annotator.hotpath.rows import fetch, field_names, instance
 from annotator.models import Item, Scene
 
-_ITEM_FIELDS = field_names(Item, without=("provenance",))
-_SCENE_FIELDS = field_names(Scene)
+# What a row of the queue holds (the rest stays deferred), as the ORM's .only() names it.
+QUEUE_ONLY = (
+    *("id", "item", "revision", "gold"),
+    *("item__id", "item__scene", "item__task", "item__question", "item__options", "item__answer_format"),
+    *("item__scene__id", "item__scene__name"),
+)
+
+
+def _only(model: Any, prefix: str) -> tuple[str, ...]:
+    """The names QUEUE_ONLY keeps of `model` (reached through `prefix`), in the model's field order."""
+    kept = {name[len(prefix) :] for name in QUEUE_ONLY if name.startswith(prefix) and "__" not in name[len(prefix) :]}
+    return tuple(name for name in field_names(model) if name in kept)
+
+
+_ITEM_FIELDS = _only(Item, "item__")
+_SCENE_FIELDS = _only(Scene, "item__scene__")
 
 
 def _assignment_model() -> Any:
@@ -40,7 +58,7 @@ def _assignment_model() -> Any:
 
 @functools.cache
 def _fields() -> tuple[str, ...]:
-    return field_names(_assignment_model())
+    return _only(_assignment_model(), "")
 
 
 @functools.cache
@@ -78,8 +96,8 @@ def _count_sql(alias: str, members_only: bool) -> str:
 
 
 class ReviewQueue:
-    """A reviewer's open, live assignments in id order, each with `.item` (provenance deferred) and
-    `.item.scene`, as annotator.pagination reads a list: sliced, one query for the page;
+    """A reviewer's open, live assignments in id order, each with `.item` and `.item.scene` (what
+    QUEUE_ONLY names; the rest deferred), as annotator.pagination reads a list: sliced, one query for the page;
     `count()` counts them."""
 
     def __init__(self, *, reviewer: Any, live: Mapping[bool, str]) -> None:

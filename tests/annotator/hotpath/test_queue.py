@@ -13,7 +13,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.test import Client
 from django.utils import timezone
 
-from annotator.hotpath.queue import ReviewQueue
+from annotator.hotpath.queue import QUEUE_ONLY, ReviewQueue
 from annotator.models import Item, Scene
 from review.models import ReviewAssignment
 from review.reviewing import selectors
@@ -24,8 +24,8 @@ pytestmark = pytest.mark.django_db
 
 
 def _values(assignment: ReviewAssignment) -> dict[str, Any]:
-    """What a row holds: the assignment's fields, its item's (the provenance deferred) and the
-    item's scene's, each value with its type."""
+    """What a row holds: the assignment's fields, its item's and the item's scene's that the queue
+    reads (the rest deferred), each value with its type."""
     out: dict[str, Any] = {}
     for prefix, obj in (("", assignment), ("item.", assignment.item), ("scene.", assignment.item.scene)):
         for f in type(obj)._meta.concrete_fields:
@@ -65,7 +65,7 @@ def test_a_reviewers_queue_is_the_orms_in_every_case(django_assert_num_queries: 
         item=Item.objects.filter(state=Item.State.IN_REVIEW).last(), revision=1, reviewer=team["superuser"]
     )
     for who in team.values():
-        orm = list(selectors.review_queue(reviewer=who))
+        orm = list(selectors.review_queue(reviewer=who).only(*QUEUE_ONLY))
         queue = selectors.review_queue_rows(reviewer=who)
         assert isinstance(queue, ReviewQueue)
         # when a page is read by hand: one query
@@ -75,6 +75,8 @@ def test_a_reviewers_queue_is_the_orms_in_every_case(django_assert_num_queries: 
         assert [a.id for a in fast] == [a.id for a in orm], who.username
         assert [_values(a) for a in fast] == [_values(a) for a in orm], who.username
         assert queue.count() == len(orm)
+        # and a blind queue does not even read the key
+        assert all("answer" in a.item.get_deferred_fields() for a in fast)
         for limit in (1, 2, 3):
             for offset in range(len(orm) + 2):
                 page = slice(offset, offset + limit)
