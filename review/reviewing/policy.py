@@ -17,7 +17,10 @@ def policy_get(*, project_id: Any = None) -> ReviewPolicy:
 
 def policy_for_item(item: Item) -> ReviewPolicy:
     """The policy of the item's project (items reach their project through their scene)."""
-    project_id = Item.objects.filter(id=item.pk).values_list("scene__project_id", flat=True).first()
+    if Item._meta.get_field("scene").is_cached(item):  # read with the item (a decision locks both)
+        project_id = item.scene.project_id
+    else:
+        project_id = Item.objects.filter(id=item.pk).values_list("scene__project_id", flat=True).first()
     return policy_get(project_id=project_id)
 
 

@@ -23,6 +23,8 @@ def reason_labels() -> dict[str, str]:
 def reasons_clean(codes: Iterable[str], *, field: str = "reasons") -> list[str]:
     """Codes in taxonomy order, each once; raises ValidationError naming unknown or retired ones."""
     wanted = list(dict.fromkeys(str(c) for c in codes))
+    if not wanted:  # an approval: no taxonomy to read
+        return []
     known = {r.code: r.position for r in reasons_active()}
     unknown = [c for c in wanted if c not in known]
     if unknown:

@@ -144,10 +144,11 @@ def settle_outcome(votes: list[Vote], *, key: str, labels: dict[str, str] | None
 def _settle(*, item: Item, actor: Any) -> None:
     """Move the item once every reviewer of its revision has decided (at least the policy's
     number): the reviewer whose decision completed the set is the transition's actor."""
-    assigned = ReviewAssignment.objects.filter(item=item, revision=item.revision, gold=False).count()
     reviews = list(Review.objects.filter(item=item, revision=item.revision, gold=False))
-    needed = max(assigned, policy_for_item(item).reviewers_per_item)
-    if any(r.decision == D.PENDING for r in reviews) or len(reviews) < needed:
+    if any(r.decision == D.PENDING for r in reviews):  # another reviewer is still on it: nothing to count
+        return
+    assigned = ReviewAssignment.objects.filter(item=item, revision=item.revision, gold=False).count()
+    if len(reviews) < max(assigned, policy_for_item(item).reviewers_per_item):
         return
     votes = [Vote(r.decision, r.blind_correct, r.blind_answer, tuple(r.reasons)) for r in reviews]
     action, reason = settle_outcome(votes, key=item.answer, labels=reason_labels())
