@@ -31,34 +31,24 @@ from typing import Any
 from django.db import router
 
 from annotator.hotpath import _in_member_projects, _q
-from annotator.hotpath.rows import fetch, field_names, instance
+from annotator.hotpath.rows import fetch, instance
 from annotator.models import Item, Scene
 
-# What a row of the queue holds (the rest stays deferred), as the ORM's .only() names it.
+# What a row of the queue holds of the assignment, its item and the item's scene (the rest stays
+# deferred), each in its model's field order, as `instance` (Model.from_db) reads values; QUEUE_ONLY
+# names them for the ORM. tests/annotator/hotpath/test_queue.py compares every value with the ORM's.
+_ASSIGNMENT_FIELDS = ("id", "item", "revision", "gold")
+_ITEM_FIELDS = ("id", "scene", "task", "question", "options", "answer_format")
+_SCENE_FIELDS = ("id", "name")
 QUEUE_ONLY = (
-    *("id", "item", "revision", "gold"),
-    *("item__id", "item__scene", "item__task", "item__question", "item__options", "item__answer_format"),
-    *("item__scene__id", "item__scene__name"),
+    *_ASSIGNMENT_FIELDS,
+    *(f"item__{name}" for name in _ITEM_FIELDS),
+    *(f"item__scene__{name}" for name in _SCENE_FIELDS),
 )
-
-
-def _only(model: Any, prefix: str) -> tuple[str, ...]:
-    """The names QUEUE_ONLY keeps of `model` (reached through `prefix`), in the model's field order."""
-    kept = {name[len(prefix) :] for name in QUEUE_ONLY if name.startswith(prefix) and "__" not in name[len(prefix) :]}
-    return tuple(name for name in field_names(model) if name in kept)
-
-
-_ITEM_FIELDS = _only(Item, "item__")
-_SCENE_FIELDS = _only(Scene, "item__scene__")
 
 
 def _assignment_model() -> Any:
     return Item._meta.get_field("review_assignments").related_model
-
-
-@functools.cache
-def _fields() -> tuple[str, ...]:
-    return _only(_assignment_model(), "")
 
 
 @functools.cache
@@ -81,7 +71,7 @@ def _where(alias: str, members_only: bool) -> str:
 def _page_sql(alias: str, members_only: bool) -> str:
     ra: Any = _assignment_model()
     columns = [
-        *(_q(alias, ra, name) for name in _fields()),
+        *(_q(alias, ra, name) for name in _ASSIGNMENT_FIELDS),
         *(_q(alias, Item, name) for name in _ITEM_FIELDS),
         *(_q(alias, Scene, name) for name in _SCENE_FIELDS),
     ]
@@ -112,7 +102,7 @@ class ReviewQueue:
 
     def __getitem__(self, page: slice) -> list[Any]:
         start = page.start or 0
-        model, fields = _assignment_model(), _fields()
+        model, fields = _assignment_model(), _ASSIGNMENT_FIELDS
         n, m = len(fields), len(_ITEM_FIELDS)
         rows = fetch(self.alias, _page_sql(self.alias, self.members_only), [*self._params(), page.stop - start, start])
         out = []
