@@ -73,3 +73,10 @@ def paginate(
     if each is not None:
         page = [each(row) for row in page]
     return pages.get_paginated_response(serializer_class(page, many=True, context=context or {}).data)
+
+
+def paginate_answered(request: Request, rows: PageSource) -> Response:
+    """One page of rows a hand-written read has already made in their answer's shape (the review
+    queue, annotator.hotpath.queue), paged and counted as `paginate` does."""
+    pages = Pages()
+    return pages.get_paginated_response(pages.paginate_queryset(rows, request) or [])

@@ -13,13 +13,15 @@ What it answers is `review.reviewing.selectors.review_queue`, in the same order:
         .filter(Q(gold=False, item__state=IN_REVIEW) | Q(gold=True, item__state=APPROVED))
         .select_related("item__scene").defer("item__provenance").order_by("id")
 
-and of each row it reads what the queue's answer shows (review.reviewing.serializers.BlindItemSerializer:
-the item's question, options, task and scene with the scene's name), as `.only(*QUEUE_ONLY)` would:
-at full size the page's 100 rows as whole assignments, items and scenes were half of the queue's
-in-process time, building instances and converting columns it never sent (the answer key among them).
-tests/annotator/hotpath/test_queue.py holds every value, type, page and count to the ORM's. The
-review app's model is reached through the item's relation, as annotator.hotpath.items reaches the
-reviews: the annotator app does not import the review app.
+and of each row it reads only what the queue's answer shows, and answers it in the shape
+review.reviewing.serializers.BlindItemSerializer gives an item (the question, options, task and
+scene with the scene's name; never the answer key), without making model instances: at full size
+(`bench/scale_seed.py`, a reviewer's page of 100 of their 334 open assignments) cProfile put 40 % of
+the queue's in-process time in Model.from_db for the page's 300 assignments, items and scenes and a
+further 20 % in the serializer reading them back (bench/README.md, "The review queue's answer without
+instances"). tests/annotator/hotpath/test_queue.py holds every row, page and count to the ORM's rows
+serialized. The review app's model is reached through the item's relation, as annotator.hotpath.items
+reaches the reviews: the annotator app does not import the review app.
 """
 
 from __future__ import annotations
@@ -31,20 +33,13 @@ from typing import Any
 from django.db import router
 
 from annotator.hotpath import _in_member_projects, _q
-from annotator.hotpath.rows import fetch, instance
+from annotator.hotpath.rows import converted, fetch
 from annotator.models import Item, Scene
 
-# What a row of the queue holds of the assignment, its item and the item's scene (the rest stays
-# deferred), each in its model's field order, as `instance` (Model.from_db) reads values; QUEUE_ONLY
-# names them for the ORM. tests/annotator/hotpath/test_queue.py compares every value with the ORM's.
-_ASSIGNMENT_FIELDS = ("id", "item", "revision", "gold")
+# The columns a row of the answer is made from, each table's in its model's field order (as the
+# ORM's converters read them); `_answer` gives them the serializer's names and order.
 _ITEM_FIELDS = ("id", "scene", "task", "question", "options", "answer_format")
-_SCENE_FIELDS = ("id", "name")
-QUEUE_ONLY = (
-    *_ASSIGNMENT_FIELDS,
-    *(f"item__{name}" for name in _ITEM_FIELDS),
-    *(f"item__scene__{name}" for name in _SCENE_FIELDS),
-)
+_SCENE_FIELDS = ("name",)
 
 
 def _assignment_model() -> Any:
@@ -71,7 +66,6 @@ def _where(alias: str, members_only: bool) -> str:
 def _page_sql(alias: str, members_only: bool) -> str:
     ra: Any = _assignment_model()
     columns = [
-        *(_q(alias, ra, name) for name in _ASSIGNMENT_FIELDS),
         *(_q(alias, Item, name) for name in _ITEM_FIELDS),
         *(_q(alias, Scene, name) for name in _SCENE_FIELDS),
     ]
@@ -85,10 +79,26 @@ def _count_sql(alias: str, members_only: bool) -> str:
     return f"SELECT COUNT(*) {_where(alias, members_only)}"
 
 
+def _answer(alias: str, row: tuple[Any, ...]) -> dict[str, Any]:
+    """One row as BlindItemSerializer answers its item: the same keys in the same order, the same
+    values (the options decoded from their JSON as the ORM decodes them)."""
+    item_id, scene_id, task, question, options, answer_format = converted(alias, Item, _ITEM_FIELDS, row[:6])
+    return {
+        "id": item_id,
+        "uid": Item.uid_for(item_id),
+        "scene": scene_id,
+        "scene_name": row[6],
+        "task": task,
+        "question": question,
+        "options": options,
+        "answer_format": answer_format,
+    }
+
+
 class ReviewQueue:
-    """A reviewer's open, live assignments in id order, each with `.item` and `.item.scene` (what
-    QUEUE_ONLY names; the rest deferred), as annotator.pagination reads a list: sliced, one query for the page;
-    `count()` counts them."""
+    """A reviewer's open, live assignments in id order, each answered as its item's blind page
+    (`_answer`), as annotator.pagination reads a list: sliced, one query for the page; `count()`
+    counts them."""
 
     def __init__(self, *, reviewer: Any, live: Mapping[bool, str]) -> None:
         """`live`: the item's state in which an assignment is live, for a review (False) and a gold
@@ -100,19 +110,10 @@ class ReviewQueue:
     def _params(self) -> list[Any]:
         return [self.reviewer.pk, self.live[False], self.live[True]] + ([self.reviewer.pk] if self.members_only else [])
 
-    def __getitem__(self, page: slice) -> list[Any]:
+    def __getitem__(self, page: slice) -> list[dict[str, Any]]:
         start = page.start or 0
-        model, fields = _assignment_model(), _ASSIGNMENT_FIELDS
-        n, m = len(fields), len(_ITEM_FIELDS)
         rows = fetch(self.alias, _page_sql(self.alias, self.members_only), [*self._params(), page.stop - start, start])
-        out = []
-        for row in rows:
-            assignment = instance(self.alias, model, fields, row[:n])
-            item = instance(self.alias, Item, _ITEM_FIELDS, row[n : n + m])
-            item.scene = instance(self.alias, Scene, _SCENE_FIELDS, row[n + m :])
-            assignment.item = item
-            out.append(assignment)
-        return out
+        return [_answer(self.alias, row) for row in rows]
 
     def count(self) -> int:
         return int(fetch(self.alias, _count_sql(self.alias, self.members_only), self._params())[0][0])

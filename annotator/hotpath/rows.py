@@ -38,12 +38,17 @@ def _reader(alias: str, model: type[Model], names: tuple[str, ...]) -> tuple[lis
     return [f.attname for f in fields], steps  # type: ignore[union-attr]
 
 
-def instance(alias: str, model: type[Model], names: tuple[str, ...], values: Any) -> Any:
-    """A model instance from these fields' stored values (`names` in the model's field order), as
-    the ORM's rows are made (from_db: the fields not read are deferred)."""
-    attnames, steps = _reader(alias, model, names)
+def converted(alias: str, model: type[Model], names: tuple[str, ...], values: Any) -> Any:
+    """These fields' stored values as the ORM reads them (each through its converters)."""
+    steps = _reader(alias, model, names)[1]
     if steps:
         values, connection = list(values), connections[alias]
         for i, col, fn in steps:
             values[i] = fn(values[i], col, connection)
-    return model.from_db(alias, attnames, values)
+    return values
+
+
+def instance(alias: str, model: type[Model], names: tuple[str, ...], values: Any) -> Any:
+    """A model instance from these fields' stored values (`names` in the model's field order), as
+    the ORM's rows are made (from_db: the fields not read are deferred)."""
+    return model.from_db(alias, _reader(alias, model, names)[0], converted(alias, model, names, values))

@@ -73,6 +73,10 @@ def review_start(*, item: Item, reviewer: Any, blind_answer: str, answer_seconds
         raise Conflict("you have already reviewed this item") from None
 
 
+# What a decision writes of its review (the rest was written by its blind answer).
+_DECIDED_FIELDS = ("decision", "reasons", "comment", "anchor_mark", "anchor_time_s", "decided_at", "decision_seconds")
+
+
 @transaction.atomic
 def review_decide(
     *,
@@ -108,7 +112,9 @@ def review_decide(
     review.decision, review.reasons, review.comment = decision, reasons, comment.strip()
     review.anchor_mark_id, review.anchor_time_s, review.decided_at = anchor_mark_id, anchor_time_s, now
     review.decision_seconds = _seconds(decision_seconds, review.created_at, "decision_seconds")
-    review.save()
+    review.save(update_fields=_DECIDED_FIELDS)
+    # The answer shows the key from the item locked here (and settled below), not read again.
+    review.item = item
     ReviewAssignment.objects.filter(item=item, revision=review.revision, reviewer=reviewer).update(done_at=now)
     if not review.gold:
         _settle(item=item, actor=reviewer)
