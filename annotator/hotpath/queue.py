@@ -82,12 +82,14 @@ def _count_sql(alias: str, members_only: bool) -> str:
 def _answer(alias: str, row: tuple[Any, ...]) -> dict[str, Any]:
     """One row as BlindItemSerializer answers its item: the same keys in the same order, the same
     values (the options decoded from their JSON as the ORM decodes them)."""
-    item_id, scene_id, task, question, options, answer_format = converted(alias, Item, _ITEM_FIELDS, row[:6])
+    n = len(_ITEM_FIELDS)
+    item_id, scene_id, task, question, options, answer_format = converted(alias, Item, _ITEM_FIELDS, row[:n])
+    (scene_name,) = row[n:]
     return {
         "id": item_id,
         "uid": Item.uid_for(item_id),
         "scene": scene_id,
-        "scene_name": row[6],
+        "scene_name": scene_name,
         "task": task,
         "question": question,
         "options": options,
