@@ -114,10 +114,14 @@ def _transition(*, item: Item, action: str, actor: Any, reason: str, fields: dic
     source, target, rule = TRANSITIONS[action]
     if item.state != source:
         raise Conflict(f"the item is {_state_name(item.state)}; {rule}")
+    # Whether the item holds its marks' lock changes only between a locking and an open state; a move
+    # that keeps it (escalate, approve, ...) leaves every mark's `locked` as it is.
+    relock = (source in LOCKING_STATES) != (target in LOCKING_STATES)
+    needs_marks = action in _NEEDS_CURRENT_MARKS
     # Lock the marks too: a concurrent autosave's conditional UPDATE then waits for this
     # transaction and sees the new lock, and no save slips in between the check and the write.
-    marks = list(Mark.objects.select_for_update().filter(items=item).order_by("id"))
-    if action in _NEEDS_CURRENT_MARKS and (item.stale or not item_provenance_current(item=item, marks=marks)):
+    marks = list(Mark.objects.select_for_update().filter(items=item).order_by("id")) if relock or needs_marks else []
+    if needs_marks and (item.stale or not item_provenance_current(item=item, marks=marks)):
         raise Conflict("a mark of this item changed after it was compiled; compile it again before it goes on")
     if action == "submit":
         _refuse_unchanged(item)
@@ -127,7 +131,8 @@ def _transition(*, item: Item, action: str, actor: Any, reason: str, fields: dic
         changed.append(name)
     item.state = target
     item.save(update_fields=changed)
-    marks_relock(mark_ids=[m.id for m in marks])
+    if relock:
+        marks_relock(mark_ids=[m.id for m in marks])
     _announce(item=item, action=action, source=source, target=target, actor=actor, reason=reason.strip())
     return item
 

@@ -65,8 +65,7 @@ class ReviewItemApi(APIView):
     def get(self, request: Request, item_id: int) -> Response:
         """Before this reviewer's blind answer: the model view's question and options only; after
         it, the item's mark ids and their review with the key too."""
-        item = selectors.review_item_get(reviewer=request.user, item_id=item_id)
-        review = selectors.review_for(reviewer=request.user, item=item)
+        item, review = selectors.review_step_get(reviewer=request.user, item_id=item_id)
         shape = AnsweredItemSerializer if review else BlindItemSerializer
         body: dict[str, Any] = dict(shape(item).data)
         body["review"] = ReviewOutputSerializer(review).data if review else None

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from annotator.compiling import lifecycle
@@ -45,12 +46,15 @@ def _seconds(given: float | None, since: Any, field: str) -> float | None:
 def review_start(*, item: Item, reviewer: Any, blind_answer: str, answer_seconds: float | None = None) -> Review:
     """Record the reviewer's blind answer to the item in their queue, scored against the key.
     Only after this does the reviewer see the key."""
-    item = Item.objects.select_for_update().get(id=item.id)
-    if item.author_id == reviewer.id:
-        raise PermissionDenied("you cannot review an item you wrote")
-    assignment = ReviewAssignment.objects.filter(item=item, revision=item.revision, reviewer=reviewer).first()
-    if assignment is None:
+    # The assignment on the item's current revision and the item, locked, in one round trip (two
+    # on PostgreSQL before: the blind answer's 9 queries were a third of the review steps').
+    mine = ReviewAssignment.objects.filter(item_id=item.id, reviewer=reviewer, revision=F("item__revision"))
+    assignment = mine.select_related("item").select_for_update(of=("item",)).first()
+    if assignment is None or assignment.item.author_id == reviewer.id:
+        if item.author_id == reviewer.id:
+            raise PermissionDenied("you cannot review an item you wrote")
         raise PermissionDenied("this item is not in your review queue")
+    item = assignment.item
     expected = Item.State.APPROVED if assignment.gold else Item.State.IN_REVIEW
     if item.state != expected:
         raise Conflict(f"the item is {item.state.replace('_', ' ')}, not in review")
@@ -94,8 +98,10 @@ def review_decide(
     settles (see the module's rules)."""
     if review.reviewer_id != reviewer.id:
         raise PermissionDenied("this is not your review")
-    review = Review.objects.select_for_update().get(id=review.id)
-    item = Item.objects.select_for_update().select_related("scene__video").get(id=review.item_id)
+    # The review and its item, both locked, in one round trip; the scene and video for the anchors.
+    locked = Review.objects.select_related("item__scene__video").select_for_update(of=("self", "item"))
+    review = locked.get(id=review.id)
+    item = review.item
     if review.decision != D.PENDING:
         raise Conflict("this review is already decided")
     if not review.gold and (item.state != Item.State.IN_REVIEW or item.revision != review.revision):
@@ -157,7 +163,9 @@ def _settle(*, item: Item, actor: Any) -> None:
     if len(reviews) < max(assigned, policy_for_item(item).reviewers_per_item):
         return
     votes = [Vote(r.decision, r.blind_correct, r.blind_answer, tuple(r.reasons)) for r in reviews]
-    action, reason = settle_outcome(votes, key=item.answer, labels=reason_labels())
+    # The taxonomy's labels name the reasons of a rejection only: read when every vote rejects.
+    rejected = all(v.decision != D.APPROVE for v in votes)
+    action, reason = settle_outcome(votes, key=item.answer, labels=reason_labels() if rejected else None)
     move = {"approve": lifecycle.item_approve, "reject": lifecycle.item_reject, "escalate": lifecycle.item_escalate}
     move[action](item=item, actor=actor, reason=reason)
 

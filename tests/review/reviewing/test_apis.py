@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotator.access.roles import ADJUDICATOR
 from annotator.models import Item
+from review.models import Review
 from tests.factories import UserFactory
 from tests.review.flow import vote
 
@@ -177,13 +178,43 @@ def test_a_decision_reads_the_taxonomy_and_the_policy_only_when_it_needs_them(
         c.post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "yes"}).json()["id"] for c in (first, second)
     ]
     # when the first reviewer approves while the second is still on it (the test client is authenticated
-    # without a query): the review; its row and the item's locked, the review written, the assignment
-    # done, the item's reviews (one pending: no count, no policy, no reason taxonomy for an approval);
-    # the answer shows the key of the item it locked. It was 13: those four were read on every
-    # decision, and the answer read the item again.
-    with django_assert_num_queries(6 + 2):  # + SAVEPOINT / RELEASE: the test runs inside a transaction
+    # without a query): the review; its row and the item's, locked in one query; the review written, the
+    # assignment done, the item's reviews (one pending: no count, no policy, no reason taxonomy for an
+    # approval); the answer shows the key of the item it locked. It was 13: those four were read on
+    # every decision, the answer read the item again, and the review and the item were locked apart.
+    with django_assert_num_queries(5 + 2):  # + SAVEPOINT / RELEASE: the test runs inside a transaction
         assert first.post(f"/api/reviews/{reviews[0]}/decision/", {"decision": "approve"}).status_code == 200
     assert Item.objects.get(id=item.id).state == Item.State.IN_REVIEW
-    # then the second approval settles it, against the policy of the item's project
-    assert second.post(f"/api/reviews/{reviews[1]}/decision/", {"decision": "approve"}).status_code == 200
+    # then the second approval settles it, against the policy of the item's project: the same five, the
+    # assignments counted and the policy; the lifecycle's move (item locked again, its marks locked to
+    # check them, the item written, the event) with its savepoint; no reason taxonomy (every vote
+    # approves) and no relock of the marks (approved holds them as in review did)
+    with django_assert_num_queries(5 + 2 + 2 + 2 + 4):
+        assert second.post(f"/api/reviews/{reviews[1]}/decision/", {"decision": "approve"}).status_code == 200
     assert Item.objects.get(id=item.id).state == Item.State.APPROVED
+    assert all(m.locked for m in item.marks.all())
+
+
+def test_a_blind_step_reads_its_item_once_and_the_answer_locks_it_with_the_assignment(
+    item, reviewer, second_reviewer, api, django_assert_num_queries
+) -> None:  # type: ignore[no-untyped-def]
+    client = api(reviewer)
+    client.get("/api/review/queue/")  # the user's roles, loaded once and cached afterwards
+    # when the reviewer opens the item before answering: the assignment with its item and scene, and
+    # whether they answered, in one query (not a second for a review that is not there)
+    with django_assert_num_queries(1):
+        blind = client.get(f"/api/review/items/{item.id}/").json()
+    assert (blind["review"], "answer" in blind, "mark_ids" in blind) == (None, False, False)
+    # and answers: the same read; then the assignment and the item, locked in one query, and the review
+    # written under the savepoint that tells a second answer apart (+ the test's SAVEPOINT / RELEASE)
+    with django_assert_num_queries(1 + 1 + 3 + 2):
+        answered = client.post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "yes"})
+    assert (answered.status_code, answered.json()["answer_key"]) == (201, "yes")
+    # then the item with their review (which knows its item: the key is read from it) and the marks
+    with django_assert_num_queries(3):
+        after = client.get(f"/api/review/items/{item.id}/").json()
+    assert (after["review"]["id"], after["review"]["answer_key"]) == (answered.json()["id"], "yes")
+    assert after["mark_ids"] == sorted(m.id for m in item.marks.all())
+    # and a second answer is a conflict, with nothing written
+    again = client.post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "no"})
+    assert again.status_code == 409 and Review.objects.filter(item=item).count() == 1

@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 from annotator.access.roles import ADJUDICATOR, REVIEWER
 from annotator.models import Item, Mark, ModelView
 from review.reviewing.services import review_start
-from tests.factories import AdminFactory, MarkFactory, SatelliteImageFactory, UserFactory
+from tests.factories import AdminFactory, ItemFactory, MarkFactory, UserFactory
 from tests.review.flow import vote
 
 pytestmark = pytest.mark.django_db
@@ -84,14 +84,29 @@ def _walk(client: Any, item: Item) -> dict[str, tuple[int, list[str]]]:
     return seen
 
 
+def _ids_apart() -> None:
+    """The next mark (made with its scene and image, as `submit` makes it) and its item get ids of
+    their own. Sequences go on across tests, so what ran before decides where each stands: probes
+    tell where each goes next, and more probes move them (at different rates) until all differ."""
+    for _ in range(10):
+        probe, first, second = ItemFactory(), MarkFactory(), MarkFactory()
+        item = probe.id + 1
+        probe.delete()  # only the sequence is wanted: no other item is to be seen on a door
+        mark = 2 * second.id - first.id
+        image = 2 * second.satellite_image_id - first.satellite_image_id
+        if len({mark, image, item}) == 3:
+            return
+    raise AssertionError("the ids of marks, images and items stay in step")
+
+
 @pytest.mark.parametrize("also_admin", [False, True], ids=["reviewer", "reviewer-and-admin"])
 def test_before_answering_no_door_locates_the_key(submit, client, also_admin: bool) -> None:
     # given an item in review assigned to one reviewer (an admin too, in the second case), whose
     # mark another approved item of the same scene shares
     reviewer = UserFactory(username="rev1", roles=[REVIEWER, *(["admin"] if also_admin else [])])
     MarkFactory.create_batch(3, geometry={"type": "Point", "coordinates": [3, 3]}, kind=Mark.Kind.POINT, time_end=None)
-    SatelliteImageFactory()  # nor its satellite image's (the workspace lists the scene's images by id)
-    item = submit()  # its mark's id is not the item's, so an id in a body is told apart
+    _ids_apart()  # nor its satellite image's (the workspace lists the scene's images by id)
+    item = submit()  # its mark's id is neither the item's nor the image's, so an id in a body is told apart
     _rendered(item)
     client.force_login(reviewer)
     assert item.marks.get().id not in (item.id, item.marks.get().satellite_image_id)
