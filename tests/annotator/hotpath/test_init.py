@@ -11,16 +11,18 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.serializers.json import DjangoJSONEncoder
+from django.db.models import OuterRef
 from django.http import Http404
 from django.test import Client
 
 from annotator import hotpath
 from annotator.access.roles import ADMIN, ANNOTATOR, REVIEWER, user_roles
-from annotator.access.scopes import scene_get_visible, sees_own_work_only
+from annotator.access.scopes import scene_assigned, scene_get_visible, sees_own_work_only
 from annotator.compiling.lifecycle import OPEN_STATES
 from annotator.marking.selectors import marks_for_scene
 from annotator.marking.serializers import MarkOutputSerializer
 from annotator.models import Item, Mark, Project, ProjectMembership, SatelliteImage, Scene
+from annotator.models.scenes import Assignment
 from tests.factories import (
     AnnotatorFactory,
     ItemFactory,
@@ -278,3 +280,62 @@ def test_the_copy_on_edit_check_by_hand_reads_each_marks_links_not_the_authors_i
     assert "annotator_item_marks_mark_id" in plan, plan
     assert "annotator_item_author_id" not in plan, plan
     assert "SEARCH annotator_mark USING INDEX annotator_mark_scene_id" in plan, plan
+
+
+# ---- the marks an item is compiled from -------------------------------------------------------
+
+
+def _orm_marks_to_compile(user: Any, mark_ids: list[int]) -> list[Mark]:
+    """compiling.services.marks_for_item's read before it was written by hand."""
+    own = Mark.objects.select_related("satellite_image").filter(id__in=mark_ids, author_id=user.pk)
+    return list(own.annotate(assigned=scene_assigned(user=user, scene_id=OuterRef("scene_id"))).order_by("id"))
+
+
+def test_the_marks_to_compile_are_the_orms_in_every_case(django_assert_num_queries: Any) -> None:
+    # given an annotator, a superuser who annotates and another annotator; marks of the first on a
+    # scene assigned in a member project (one on an image with a georeference and valid area), on a
+    # scene assigned in a project they are not a member of, and on a scene no longer assigned; and
+    # marks of the others on the first's scene
+    annotator, root, other = AnnotatorFactory(), AnnotatorFactory(is_superuser=True), AnnotatorFactory()
+    mine = SceneFactory(annotators=[annotator, other, root])
+    elsewhere = SceneFactory(annotators=[annotator, root], project=ProjectFactory())
+    left = SceneFactory(annotators=[annotator])
+    image = mine.satellite_images.get()
+    SatelliteImage.objects.filter(id=image.id).update(
+        georef={"crs": "EPSG:32633", "transform": [0.5, 0, 5, 0, -0.5, 9]},
+        valid_area={"type": "Polygon", "coordinates": [[[0, 0], [9, 0], [9, 9], [0, 0]]]},
+    )
+    marks = [
+        MarkFactory(scene=mine, author=annotator),
+        MarkFactory(scene=mine, author=annotator, kind=Mark.Kind.POINT, time_end=None,
+                    geometry={"type": "Point", "coordinates": [3, 4]}, facts={"visible": False, "first_seen_s": 0.5}),
+        MarkFactory(scene=elsewhere, author=annotator),
+        MarkFactory(scene=left, author=annotator),
+        MarkFactory(scene=mine, author=other),
+        MarkFactory(scene=elsewhere, author=root),
+    ]  # fmt: skip
+    Assignment.objects.filter(scene=left, annotator=annotator).delete()
+    ids = [m.id for m in marks]
+    cases = [(u, chosen) for u in (annotator, root, other) for chosen in (ids, ids[::-1], ids[:2], [ids[1], ids[1]])]
+    cases += [(annotator, [987_654, ids[0]]), (annotator, [])]
+    mark_names = [f.attname for f in Mark._meta.concrete_fields]
+    image_names = [f.attname for f in SatelliteImage._meta.concrete_fields]
+    for user, chosen in cases:
+        orm = _orm_marks_to_compile(user, chosen)
+        # when they are read by hand, in one query (none for no ids)
+        with django_assert_num_queries(1 if chosen else 0):
+            fast = hotpath.marks_to_compile(user=user, mark_ids=chosen)
+            # then each mark's image comes with it
+            fast_images = [_fields(m.satellite_image, image_names) for m in fast]
+        # and every field of each mark and its image is the ORM's, value and type, as is `assigned`
+        assert [m.id for m in fast] == [m.id for m in orm], (user.username, chosen)
+        assert [_fields(m, mark_names) for m in fast] == [_fields(m, mark_names) for m in orm]
+        assert [{k: type(v) for k, v in _fields(m, mark_names).items()} for m in fast] == [
+            {k: type(v) for k, v in _fields(m, mark_names).items()} for m in orm
+        ]
+        assert fast_images == [_fields(m.satellite_image, image_names) for m in orm]
+        assert [(m.assigned, type(m.assigned)) for m in fast] == [(m.assigned, type(m.assigned)) for m in orm]
+    # the cases the access rule tells apart: a member project's scene, a project left, an assignment gone
+    by_id = {m.id: m.assigned for m in hotpath.marks_to_compile(user=annotator, mark_ids=ids)}
+    assert by_id == {ids[0]: True, ids[1]: True, ids[2]: False, ids[3]: False}
+    assert [m.assigned for m in hotpath.marks_to_compile(user=root, mark_ids=ids)] == [True]  # superuser: any project
