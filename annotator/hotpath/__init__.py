@@ -15,11 +15,14 @@ compiler) and 10 % in SQLite. Timed alone on the demo data, per call:
 
 A mark POST makes all three, so this is about 1 ms of CPU per save (bench/README.md, "Reads a
 save makes, written by hand"). A compile reads the marks it is made from, with their images and
-whether the scene is still assigned (`marks_to_compile`): 1.3 ms in the ORM against 0.03 ms in
-SQLite for two marks at the benchmark's size, and the compile holds the embedded default's one
-writer lock while it reads. Under the 8-client read load, building and compiling the scene's
-visibility check and its marks query was half of an annotator's marks read (the view's samples:
-the marks queryset built 23 %, compiled 15 %, the scene check 17 %); see `own_marks_of_scene`.
+whether the scene is still assigned (`marks_to_compile`): under the 8-client unit load at the
+benchmark's size (`bench/scale.py --scale 1 --profile`) that ORM read was 5.8 % of the web
+processes' samples, over a third of the compile's 15.8 %; timed alone, 1.3 ms in the ORM against
+0.03 ms in SQLite for two marks. The compile holds the embedded default's one writer lock while it
+reads, so the mark saves queued behind it waited on that too. Under the 8-client read load,
+building and compiling the scene's visibility check and its marks query was half of an
+annotator's marks read (the view's samples: the marks queryset built 23 %, compiled 15 %, the
+scene check 17 %); see `own_marks_of_scene`.
 
 Each function answers exactly what the ORM query in its docstring answers, on both databases;
 tests/annotator/hotpath/test_init.py checks them against those querysets on the same rows, for every

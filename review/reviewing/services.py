@@ -9,6 +9,7 @@ The item lifecycle makes each move; gold checks are recorded and never move thei
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,13 +47,13 @@ def _seconds(given: float | None, since: Any, field: str) -> float | None:
 def review_start(*, item: Item, reviewer: Any, blind_answer: str, answer_seconds: float | None = None) -> Review:
     """Record the reviewer's blind answer to the item in their queue, scored against the key.
     Only after this does the reviewer see the key."""
+    if item.author_id == reviewer.id:  # an item's author never changes: no need to read it locked
+        raise PermissionDenied("you cannot review an item you wrote")
     # The assignment on the item's current revision and the item, locked, in one round trip (two
     # on PostgreSQL before: the blind answer's 9 queries were a third of the review steps').
     mine = ReviewAssignment.objects.filter(item_id=item.id, reviewer=reviewer, revision=F("item__revision"))
     assignment = mine.select_related("item").select_for_update(of=("item",)).first()
-    if assignment is None or assignment.item.author_id == reviewer.id:
-        if item.author_id == reviewer.id:
-            raise PermissionDenied("you cannot review an item you wrote")
+    if assignment is None:
         raise PermissionDenied("this item is not in your review queue")
     item = assignment.item
     expected = Item.State.APPROVED if assignment.gold else Item.State.IN_REVIEW
@@ -137,9 +138,11 @@ class Vote:
     reasons: tuple[str, ...] = ()
 
 
-def settle_outcome(votes: list[Vote], *, key: str, labels: dict[str, str] | None = None) -> tuple[str, str]:
-    """(lifecycle action, reason in words) for a revision whose reviewers have all decided."""
-    labels = labels or {}
+def settle_outcome(
+    votes: list[Vote], *, key: str, labels: Callable[[], dict[str, str]] | None = None
+) -> tuple[str, str]:
+    """(lifecycle action, reason in words) for a revision whose reviewers have all decided. `labels`
+    gives each rejection reason's label; it is asked only when the reasons are named (a rejection)."""
     approvals = [v for v in votes if v.decision == D.APPROVE]
     if len(approvals) == len(votes):
         wrong = [v for v in approvals if not v.blind_correct]
@@ -148,7 +151,8 @@ def settle_outcome(votes: list[Vote], *, key: str, labels: dict[str, str] | None
         answers = ", ".join(sorted({v.blind_answer for v in wrong}))
         return "escalate", f"an approving reviewer's blind answer ({answers}) contradicts the key ({key})"
     if not approvals:
-        named = sorted({labels.get(r, r) for v in votes for r in v.reasons})
+        names = labels() if labels is not None else {}
+        named = sorted({names.get(r, r) for v in votes for r in v.reasons})
         return "reject", f"{len(votes)} reviewers rejected: {'; '.join(named)}"
     return "escalate", f"reviewers disagree: {len(approvals)} approved, {len(votes) - len(approvals)} rejected"
 
@@ -163,9 +167,7 @@ def _settle(*, item: Item, actor: Any) -> None:
     if len(reviews) < max(assigned, policy_for_item(item).reviewers_per_item):
         return
     votes = [Vote(r.decision, r.blind_correct, r.blind_answer, tuple(r.reasons)) for r in reviews]
-    # The taxonomy's labels name the reasons of a rejection only: read when every vote rejects.
-    rejected = all(v.decision != D.APPROVE for v in votes)
-    action, reason = settle_outcome(votes, key=item.answer, labels=reason_labels() if rejected else None)
+    action, reason = settle_outcome(votes, key=item.answer, labels=reason_labels)
     move = {"approve": lifecycle.item_approve, "reject": lifecycle.item_reject, "escalate": lifecycle.item_escalate}
     move[action](item=item, actor=actor, reason=reason)
 
