@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import time
+import uuid
 from collections import defaultdict
 from typing import Any
 
@@ -20,16 +21,20 @@ def unit_marks(i: int, image: int) -> list[dict[str, Any]]:
             (2 * math.pi * k / 8 for k in range(8))]  # fmt: skip
     track = [[round(x0 - 80 + 8 * k, 1), round(y0 + 10 * math.sin(k / 3), 1)] for k in range(20)]
     times = [round(0.1 * k, 2) for k in range(20)]
+    # Each create carries the key the workspace draws for it (static/js/workspace/store.js), as a
+    # user's page sends it: a retry is told apart by it.
     base = {"satellite_image": image, "time_start": 0.0}
+    key = [{"client_key": str(uuid.uuid4())} for _ in range(4)]
     return [
         {**base, "kind": "polygon", "label": "parking lot", "geometry": {"type": "Polygon", "coordinates": [ring]},
-         "facts": {"visible": True, "first_seen_s": 0.0}},
-        {**base, "kind": "point", "label": "car", "geometry": {"type": "Point", "coordinates": [x0, y0 + 60]}},
+         "facts": {"visible": True, "first_seen_s": 0.0}, **key[0]},
+        {**base, "kind": "point", "label": "car", "geometry": {"type": "Point", "coordinates": [x0, y0 + 60]},
+         **key[1]},
         {**base, "kind": "ellipse", "label": "van", "geometry": {"type": "Ellipse", "center": [x0 + 50, y0],
-                                                                 "radii": [6, 4], "rotation": 30}},
+                                                                 "radii": [6, 4], "rotation": 30}, **key[2]},
         {**base, "kind": "polyline", "label": "car", "time_end": times[-1], "vertex_times": times,
          "geometry": {"type": "LineString", "coordinates": track}, "facts": {"future_action": "stops",
-                                                                             "reaches": False}},
+                                                                             "reaches": False}, **key[3]},
     ]  # fmt: skip
 
 

@@ -93,6 +93,12 @@ def review_step_get(*, reviewer: Any, item_id: int) -> tuple[Item, Review | None
     return item, review
 
 
+def reviews_of_reviewer(*, reviewer: Any) -> QuerySet[Review]:
+    """The reviewer's own reviews on items of their projects: those they may decide."""
+    mine = Review.objects.filter(reviewer_id=reviewer.pk)
+    return in_member_projects(user=reviewer, qs=mine, path="item__scene__project")
+
+
 def review_for(*, reviewer: Any, item: Item) -> Review | None:
     return Review.objects.filter(item=item, revision=item.revision, reviewer=reviewer).first()
 

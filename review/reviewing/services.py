@@ -15,7 +15,8 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Count, F, OuterRef, QuerySet, Subquery
+from django.http import Http404
 from django.utils import timezone
 
 from annotator.compiling import lifecycle
@@ -26,6 +27,7 @@ from review.reviewing.anchors import anchors_clean
 from review.reviewing.judging import blind_answer_clean, blind_score
 from review.reviewing.policy import policy_for_item
 from review.reviewing.reasons import reason_labels, reasons_clean
+from review.reviewing.selectors import reviews_of_reviewer
 
 D = Review.Decision
 # Longer than any honest look at one item: a page left open overnight is not a review time.
@@ -63,17 +65,19 @@ def review_start(*, item: Item, reviewer: Any, blind_answer: str, answer_seconds
     score = blind_score(item=item, answer=answer)
     seconds = _seconds(answer_seconds, assignment.opened_at, "answer_seconds")
     try:
-        with transaction.atomic():
-            return Review.objects.create(
-                item=item,
-                revision=item.revision,
-                reviewer=reviewer,
-                gold=assignment.gold,
-                blind_answer=answer,
-                blind_score=score,
-                blind_correct=score >= 1.0,
-                answer_seconds=seconds,
-            )
+        # No savepoint of its own: a second answer's IntegrityError leaves this function as a
+        # Conflict, and this function's transaction (or its savepoint, inside a caller's) rolls back
+        # with it. The SAVEPOINT and RELEASE were two of a blind answer's eight round trips.
+        return Review.objects.create(
+            item=item,
+            revision=item.revision,
+            reviewer=reviewer,
+            gold=assignment.gold,
+            blind_answer=answer,
+            blind_score=score,
+            blind_correct=score >= 1.0,
+            answer_seconds=seconds,
+        )
     except IntegrityError:
         raise Conflict("you have already reviewed this item") from None
 
@@ -82,10 +86,27 @@ def review_start(*, item: Item, reviewer: Any, blind_answer: str, answer_seconds
 _DECIDED_FIELDS = ("decision", "reasons", "comment", "anchor_mark", "anchor_time_s", "decided_at", "decision_seconds")
 
 
+def _review_locked(*, review: Review | int, reviewer: Any) -> Review:
+    """The review and its item, both locked, in one round trip, with the scene and video for the
+    anchors. Given by id (an API's path), it is read through the reviewer's own reviews on items of
+    their projects, so the lock is also the scope check (a scoped read before it was one more query
+    of a decision's, on every decision); 404 for any other."""
+    if isinstance(review, Review):
+        if review.reviewer_id != reviewer.id:
+            raise PermissionDenied("this is not your review")
+        found: QuerySet[Review] = Review.objects.filter(id=review.id)
+    else:
+        found = reviews_of_reviewer(reviewer=reviewer).filter(id=review)
+    locked = found.select_related("item__scene__video").select_for_update(of=("self", "item")).first()
+    if locked is None:
+        raise Http404("no such review of yours")
+    return locked
+
+
 @transaction.atomic
 def review_decide(
     *,
-    review: Review,
+    review: Review | int,
     reviewer: Any,
     decision: str,
     reasons: list[str],
@@ -96,12 +117,8 @@ def review_decide(
 ) -> Review:
     """Approve or reject, with reasons for a rejection and a comment anchored on a mark or a video
     time. The assignment is done; once every reviewer of the revision has decided, the item
-    settles (see the module's rules)."""
-    if review.reviewer_id != reviewer.id:
-        raise PermissionDenied("this is not your review")
-    # The review and its item, both locked, in one round trip; the scene and video for the anchors.
-    locked = Review.objects.select_related("item__scene__video").select_for_update(of=("self", "item"))
-    review = locked.get(id=review.id)
+    settles (see the module's rules). `review`: the review, or its id (`_review_locked`)."""
+    review = _review_locked(review=review, reviewer=reviewer)
     item = review.item
     if review.decision != D.PENDING:
         raise Conflict("this review is already decided")
@@ -160,11 +177,19 @@ def settle_outcome(
 def _settle(*, item: Item, actor: Any) -> None:
     """Move the item once every reviewer of its revision has decided (at least the policy's
     number): the reviewer whose decision completed the set is the transition's actor."""
-    reviews = list(Review.objects.filter(item=item, revision=item.revision, gold=False))
-    if any(r.decision == D.PENDING for r in reviews):  # another reviewer is still on it: nothing to count
+    # The revision's reviews, each with the number of reviewers it was assigned to, in one query
+    # (a count after them was one more of every decision's); the policy is read only once every
+    # assigned reviewer has decided, which the first of two decisions never needs.
+    assigned = ReviewAssignment.objects.filter(item_id=OuterRef("item_id"), revision=OuterRef("revision"), gold=False)
+    counted = assigned.order_by().values("item_id").annotate(n=Count("id")).values("n")
+    reviews = list(
+        Review.objects.filter(item=item, revision=item.revision, gold=False).annotate(assigned=Subquery(counted))
+    )
+    if not reviews or any(r.decision == D.PENDING for r in reviews):  # another reviewer is still on it
         return
-    assigned = ReviewAssignment.objects.filter(item=item, revision=item.revision, gold=False).count()
-    if len(reviews) < max(assigned, policy_for_item(item).reviewers_per_item):
+    if len(reviews) < (reviews[0].assigned or 0):  # type: ignore[attr-defined]
+        return
+    if len(reviews) < policy_for_item(item).reviewers_per_item:
         return
     votes = [Vote(r.decision, r.blind_correct, r.blind_answer, tuple(r.reasons)) for r in reviews]
     action, reason = settle_outcome(votes, key=item.answer, labels=reason_labels)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.core.exceptions import ValidationError
 
@@ -259,6 +261,45 @@ def test_a_new_mark_is_checked_before_the_write_transaction_opens(annotator) -> 
         _create(scene, annotator)
 
     # then the checks read outside any transaction (on SQLite one holds the writer lock every save
-    # waits on), and the transaction holds the INSERT alone
-    assert [kind for kind, atomic in seen if atomic] == ["INSERT"]
-    assert any(kind == "SELECT" and not atomic for kind, atomic in seen)
+    # waits on), and the INSERT is a statement of its own: no transaction, no read of the client key
+    assert [kind for kind, atomic in seen if atomic] == []
+    assert [kind for kind, _ in seen] == ["SELECT"] * (len(seen) - 1) + ["INSERT"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_create_sent_again_outside_a_transaction_returns_the_first_mark(annotator) -> None:
+    # given a mark created with a client key in autocommit (as an API request makes it)
+    from django.db import connection
+
+    scene = SceneFactory(annotators=[annotator])
+    key = uuid.uuid4()
+    first = _create(scene, annotator, client_key=key)
+    assert first.replayed is False and not connection.in_atomic_block
+
+    # when the same create comes again: the unique key refuses the INSERT, which tells the retry apart
+    again = _create(scene, annotator, client_key=key)
+
+    # then it is the first mark, one row exists, and the connection goes on working
+    assert (again.id, again.replayed) == (first.id, True)
+    assert Mark.objects.filter(client_key=key).count() == 1
+    # a create without a key on the same connection still makes a new mark
+    assert _create(scene, annotator).id != first.id
+
+
+def test_a_retry_whose_payload_no_longer_passes_returns_the_mark_it_made(annotator) -> None:
+    # given a mark made with a client key, and then its label removed from the project's set
+    project = ProjectFactory(labels=[{"name": "car", "kind": "instance"}, {"name": "pond", "kind": "region"}])
+    scene = SceneFactory(annotators=[annotator], project=project)
+    key = uuid.uuid4()
+    first = _create(scene, annotator, client_key=key)
+    project.labels = project.labels[:1]
+    project.save(update_fields=["labels"])
+    scene.refresh_from_db()
+
+    # when the same create comes again, it is the mark it made (the payload was valid then)
+    again = _create(scene, annotator, client_key=key)
+    assert (again.id, again.replayed) == (first.id, True)
+
+    # and a new create with that label is still refused
+    with pytest.raises(ValidationError):
+        _create(scene, annotator, client_key=uuid.uuid4())

@@ -9,8 +9,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotator.access.roles import ADJUDICATOR
-from annotator.models import Item
-from review.models import Review
+from annotator.models import Item, ProjectMembership
+from review.models import Review, ReviewAssignment
 from tests.factories import UserFactory
 from tests.review.flow import vote
 
@@ -178,21 +178,53 @@ def test_a_decision_reads_the_taxonomy_and_the_policy_only_when_it_needs_them(
         c.post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "yes"}).json()["id"] for c in (first, second)
     ]
     # when the first reviewer approves while the second is still on it (the test client is authenticated
-    # without a query): the review; its row and the item's, locked in one query; the review written, the
-    # assignment done, the item's reviews (one pending: no count, no policy, no reason taxonomy for an
-    # approval); the answer shows the key of the item it locked. It was 13: those four were read on
-    # every decision, the answer read the item again, and the review and the item were locked apart.
-    with django_assert_num_queries(5 + 2):  # + SAVEPOINT / RELEASE: the test runs inside a transaction
+    # without a query): the review, read through the reviewer's own reviews, and the item, locked in one
+    # query that is also the scope check; the review written, the assignment done, the item's reviews
+    # with their assigned count (one pending: no policy, no reason taxonomy for an approval); the
+    # answer shows the key of the item it locked. It was 13: the count, the policy and the taxonomy
+    # were read on every decision, the answer read the item again, the review was read before it was
+    # locked, and the review and the item were locked apart.
+    with django_assert_num_queries(4 + 2):  # + SAVEPOINT / RELEASE: the test runs inside a transaction
         assert first.post(f"/api/reviews/{reviews[0]}/decision/", {"decision": "approve"}).status_code == 200
     assert Item.objects.get(id=item.id).state == Item.State.IN_REVIEW
-    # then the second approval settles it, against the policy of the item's project: the same five, the
-    # assignments counted and the policy; the lifecycle's move (item locked again, its marks locked to
-    # check them, the item written, the event) with its savepoint; no reason taxonomy (every vote
-    # approves) and no relock of the marks (approved holds them as in review did)
-    with django_assert_num_queries(5 + 2 + 2 + 2 + 4):
+    # then the second approval settles it, against the policy of the item's project: the same four and
+    # the policy; the lifecycle's move (item locked again, its marks locked to check them, the item
+    # written, the event) with its savepoint; no reason taxonomy (every vote approves) and no relock of
+    # the marks (approved holds them as in review did)
+    with django_assert_num_queries(4 + 2 + 1 + 2 + 4):
         assert second.post(f"/api/reviews/{reviews[1]}/decision/", {"decision": "approve"}).status_code == 200
     assert Item.objects.get(id=item.id).state == Item.State.APPROVED
     assert all(m.locked for m in item.marks.all())
+
+
+def test_a_decision_while_the_other_reviewer_has_not_answered_reads_no_policy(
+    item, reviewer, second_reviewer, api, django_assert_num_queries
+) -> None:  # type: ignore[no-untyped-def]
+    # given one of the item's two reviewers answered, the other not yet (no review of theirs exists)
+    client = api(reviewer)
+    answered = client.post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "yes"}).json()["id"]
+    # when they approve: the lock (the scope check too), the two writes, the reviews with the number
+    # of reviewers assigned, which says one is still to come before the policy is asked
+    with django_assert_num_queries(4 + 2):
+        assert client.post(f"/api/reviews/{answered}/decision/", {"decision": "approve"}).status_code == 200
+    assert Item.objects.get(id=item.id).state == Item.State.IN_REVIEW
+
+
+def test_a_decision_finds_only_the_reviewers_own_review_in_their_projects(item, reviewer, second_reviewer, api) -> None:  # type: ignore[no-untyped-def]
+    # given the first reviewer's answered review
+    review = api(reviewer).post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "yes"}).json()["id"]
+    approve = {"decision": "approve"}
+    # then another reviewer deciding it, or an id that is nobody's, is not found, and nothing is written
+    assert api(second_reviewer).post(f"/api/reviews/{review}/decision/", approve).status_code == 404
+    assert api(reviewer).post(f"/api/reviews/{review + 10_000}/decision/", approve).status_code == 404
+    # and once the reviewer leaves the item's project, their own review is not found either
+    ProjectMembership.objects.filter(user=reviewer, project_id=item.scene.project_id).delete()
+    assert api(reviewer).post(f"/api/reviews/{review}/decision/", approve).status_code == 404
+    assert Review.objects.get(id=review).decision == Review.Decision.PENDING
+    assert not ReviewAssignment.objects.filter(item=item, done_at__isnull=False).exists()
+    # back in the project, the decision goes through
+    ProjectMembership.objects.create(user=reviewer, project_id=item.scene.project_id, role="reviewer")
+    assert api(reviewer).post(f"/api/reviews/{review}/decision/", approve).status_code == 200
 
 
 def test_a_blind_step_reads_its_item_once_and_the_answer_locks_it_with_the_assignment(
@@ -206,8 +238,9 @@ def test_a_blind_step_reads_its_item_once_and_the_answer_locks_it_with_the_assig
         blind = client.get(f"/api/review/items/{item.id}/").json()
     assert (blind["review"], "answer" in blind, "mark_ids" in blind) == (None, False, False)
     # and answers: the same read; then the assignment and the item, locked in one query, and the review
-    # written under the savepoint that tells a second answer apart (+ the test's SAVEPOINT / RELEASE)
-    with django_assert_num_queries(1 + 1 + 3 + 2):
+    # written, with no savepoint of its own (a second answer's conflict rolls back the answer's
+    # transaction, here its savepoint: the test's SAVEPOINT / RELEASE)
+    with django_assert_num_queries(1 + 1 + 1 + 2):
         answered = client.post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "yes"})
     assert (answered.status_code, answered.json()["answer_key"]) == (201, "yes")
     # then the item with their review (which knows its item: the key is read from it) and the marks

@@ -96,6 +96,20 @@ def test_double_answer_is_a_conflict(item, reviewer) -> None:
     assert list(Review.objects.values_list("blind_answer", flat=True)) == ["yes"]
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_double_answer_outside_any_transaction_rolls_back_and_leaves_the_connection_usable(item, reviewer) -> None:
+    # given an answer made as an API request makes it (the service's own transaction, no caller's)
+    from django.db import connection
+
+    review_start(item=item, reviewer=reviewer, blind_answer="yes")
+    # when the same reviewer answers again, the unique review refuses it as a conflict
+    with pytest.raises(Conflict, match="already reviewed"):
+        review_start(item=item, reviewer=reviewer, blind_answer="no")
+    # then nothing of the second is kept and the connection answers the next query
+    assert not connection.in_atomic_block and not connection.needs_rollback
+    assert list(Review.objects.values_list("blind_answer", flat=True)) == ["yes"]
+
+
 def test_one_decision_waits_for_the_other_reviewers(item, reviewer, second_reviewer) -> None:
     vote(item, reviewer, "yes", "reject", ("wrong_key",))
     assert _state(item) == S.IN_REVIEW
