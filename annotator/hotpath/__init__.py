@@ -1,7 +1,7 @@
-"""Hand-written SQL for the three reads every mark save makes: the signed-in user with their roles
-(every request with a session), the scene the mark goes on (with its video's length and its
-project's labels), and the image it is drawn on; and for the read the workspace makes most, an
-annotator's page of their marks on a scene. The package holds every read written by hand, and
+"""Hand-written SQL for the reads every mark save makes: the signed-in user with their roles
+(every request with a session), and the scene the mark goes on (with its video's length and its
+project's labels) together with the image it is drawn on; and for the read the workspace makes
+most, an annotator's page of their marks on a scene. The package holds every read written by hand, and
 nothing else does: an annotator's items list (`items`), a reviewer's queue (`queue`), and the one
 way their rows become model instances (`rows`). Everything else goes through the ORM.
 
@@ -13,7 +13,8 @@ compiler) and 10 % in SQLite. Timed alone on the demo data, per call:
     the user, then its roles (two ORM queries)          280 us    here, one query    55 us
     the scene to draw on (select_related, subquery)     552 us    here               30-47 us
 
-A mark POST makes all three, so this is about 1 ms of CPU per save (bench/README.md, "Reads a
+A mark POST makes all three (the image since in the scene's query: one round trip fewer on
+PostgreSQL), so this is about 1 ms of CPU per save (bench/README.md, "Reads a
 save makes, written by hand"). A compile reads the marks it is made from, with their images and
 whether the scene is still assigned (`marks_to_compile`): under the 8-client unit load at the
 benchmark's size (`bench/scale.py --scale 1 --profile`) that ORM read was 5.8 % of the web
@@ -94,16 +95,26 @@ _SCENE_FIELDS = tuple(name for name in field_names(Scene) if name in ("id", "pro
 
 
 @functools.cache
-def _scene_sql(alias: str, members_only: bool) -> str:
+def _scene_sql(alias: str, members_only: bool, with_image: bool) -> str:
     columns = ", ".join(_q(alias, Scene, name) for name in _SCENE_FIELDS)
+    via: Any = Scene._meta.get_field("satellite_images").remote_field.through
+    image = ", ".join(_q(alias, SatelliteImage, f) for f in _IMAGE_FIELDS)
     sql = (
-        f"SELECT {columns}, {_q(alias, Video, 'duration_s')}, {_q(alias, Project, 'labels')} "  # noqa: S608
-        f"FROM {_q(alias, Scene)} "
+        f"SELECT {columns}, {_q(alias, Video, 'duration_s')}, {_q(alias, Project, 'labels')}"
+        + (f", {image} " if with_image else " ")
+        + f"FROM {_q(alias, Scene)} "
         f"INNER JOIN {_q(alias, Assignment)} ON {_q(alias, Assignment, 'scene')} = {_q(alias, Scene, 'id')} "
         f"INNER JOIN {_q(alias, Video)} ON {_q(alias, Video, 'id')} = {_q(alias, Scene, 'video')} "
         f"INNER JOIN {_q(alias, Project)} ON {_q(alias, Project, 'id')} = {_q(alias, Scene, 'project')} "
-        f"WHERE {_q(alias, Scene, 'id')} = %s AND {_q(alias, Assignment, 'annotator')} = %s"
     )
+    if with_image:  # the image's row only when it is one of the scene's (else NULLs)
+        sql += (
+            f"LEFT JOIN {_q(alias, via)} ON {_q(alias, via, 'scene')} = {_q(alias, Scene, 'id')} "
+            f"AND {_q(alias, via, 'satelliteimage')} = %s "
+            f"LEFT JOIN {_q(alias, SatelliteImage)} "
+            f"ON {_q(alias, SatelliteImage, 'id')} = {_q(alias, via, 'satelliteimage')} "
+        )
+    sql += f"WHERE {_q(alias, Scene, 'id')} = %s AND {_q(alias, Assignment, 'annotator')} = %s"
     return sql + (_in_member_projects(alias) if members_only else "")
 
 
@@ -120,7 +131,12 @@ def _in_member_projects(alias: str) -> str:
     return f" AND {_q(alias, Scene, 'project')} IN {_member_projects(alias)}"
 
 
-def scene_to_draw_on(*, user: Any, scene_id: int) -> Scene | None:
+# The attribute of a scene from `scene_to_draw_on(image_id=...)` that holds (image_id, the image or
+# None when it is not one of the scene's): marking.services reads the image from it, not again.
+CHECKED_IMAGE = "skymark_checked_image"
+
+
+def scene_to_draw_on(*, user: Any, scene_id: int, image_id: int | None = None) -> Scene | None:
     """The scene, when it is assigned to `user` in a project they are a member of (superusers: any
     project), with `scene.video` (id and duration_s only) and `scene.project` (id and labels only)
     loaded; None otherwise. As the ORM:
@@ -130,19 +146,27 @@ def scene_to_draw_on(*, user: Any, scene_id: int) -> Scene | None:
             .only("id", "project_id", "video_id", "video__duration_s", "project__labels")
             .filter(project_id__in=ProjectMembership.objects.filter(user_id=user.pk).values("project_id"))
             .first()
-    """
+
+    With `image_id`, the same query also answers `image_of_scene(scene_id, image_id)`, kept on the
+    scene as CHECKED_IMAGE: a mark POST names its image, and reading it apart was one more round trip
+    of a save's four (bench/README.md, "A mark POST in four queries")."""
     alias = router.db_for_read(Scene)
     members_only = not getattr(user, "is_superuser", False)
-    params = [scene_id, user.pk] + ([user.pk] if members_only else [])
-    fetched = fetch(alias, _scene_sql(alias, members_only), params)
+    with_image = image_id is not None
+    params = ([image_id] if with_image else []) + [scene_id, user.pk] + ([user.pk] if members_only else [])
+    fetched = fetch(alias, _scene_sql(alias, members_only, with_image), params)
     if not fetched:
         return None
-    row = fetched[0]  # the assignment is unique per scene and annotator: at most one row
+    row = fetched[0]  # the assignment is unique per scene and annotator, an image once per scene: one row
     n = len(_SCENE_FIELDS)
     # as the ORM builds rows: the fields not read stay deferred (loaded if ever touched)
     scene = instance(alias, Scene, _SCENE_FIELDS, row[:n])
     scene.video = instance(alias, Video, ("id", "duration_s"), (scene.video_id, row[n]))
     scene.project = instance(alias, Project, ("id", "labels"), (scene.project_id, row[n + 1]))
+    if with_image:
+        image = row[n + 2 :]
+        found = instance(alias, SatelliteImage, _IMAGE_FIELDS, image) if image[0] is not None else None
+        setattr(scene, CHECKED_IMAGE, (image_id, found))
     return scene
 
 

@@ -43,6 +43,13 @@ def feature_to_input(body: Any) -> Any:
     return body
 
 
+def _image_named(body: Any) -> int | None:
+    """The image id the body names, when it is one (read with the scene it goes on); the serializer
+    still validates the field, and any other value is read apart by the service as before."""
+    value = body.get("satellite_image") if isinstance(body, dict) else None
+    return value if type(value) is int and 0 < value <= INT64_MAX else None
+
+
 class SceneMarksApi(APIView):
     def get_permissions(self) -> list[Any]:
         if self.request.method == "POST":
@@ -66,13 +73,14 @@ class SceneMarksApi(APIView):
 
     @extend_schema(request=MarkInputSerializer, responses={201: MarkOutputSerializer, 200: MarkOutputSerializer})
     def post(self, request: Request, scene_id: int) -> Response:
-        scene = selectors.scene_to_draw_on(user=request.user, scene_id=scene_id)
+        body = feature_to_input(request.data)
+        scene = selectors.scene_to_draw_on(user=request.user, scene_id=scene_id, image_id=_image_named(body))
         if scene is None:
             # Not theirs to draw on: a scene they cannot see is not found (404), one they see
             # but is not assigned to them is refused (403) by the permission classes.
             self.check_object_permissions(request, scene_get_bare(user=request.user, scene_id=scene_id))
             self.permission_denied(request, message=IsAssignedToScene.message)  # assigned since the read above
-        data = MarkInputSerializer(data=feature_to_input(request.data))
+        data = MarkInputSerializer(data=body)
         data.is_valid(raise_exception=True)
         v = dict(data.validated_data)
         # The image as an id: the service reads it through the scene, which is the check that it

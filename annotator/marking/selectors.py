@@ -67,7 +67,7 @@ def mark_for_edit(*, user: Any, mark_id: int) -> Mark | None:
     return qs.annotate(has_open_items=Exists(open_items)).filter(id=mark_id).first()
 
 
-def scene_to_draw_on(*, user: Any, scene_id: int) -> Scene | None:
+def scene_to_draw_on(*, user: Any, scene_id: int, image_id: int | None = None) -> Scene | None:
     """The scene a new mark goes on, when the user may draw there (assigned to them, in a project
     they are a member of), with its video (times are checked against its length) and its project
     (the label set) in the same query; None otherwise (the API then finds out whether to answer
@@ -77,5 +77,8 @@ def scene_to_draw_on(*, user: Any, scene_id: int) -> Scene | None:
     Every mark POST runs this. Reading the scene through the visible scope, then the assignment,
     then the video, then the label set took four queries and about a third of a mark POST's server
     CPU under the 8-client unit load; as one ORM query it was still 27 % of a mark POST, mostly
-    building the query, so it is written by hand (annotator.hotpath, where its ORM form is)."""
-    return hotpath.scene_to_draw_on(user=user, scene_id=scene_id)
+    building the query, so it is written by hand (annotator.hotpath, where its ORM form is).
+
+    `image_id`: the image the mark names, read in the same query and kept on the scene for
+    `mark_create`, which then reads it no more (whether it is one of the scene's included)."""
+    return hotpath.scene_to_draw_on(user=user, scene_id=scene_id, image_id=image_id)

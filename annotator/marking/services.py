@@ -181,8 +181,11 @@ def _image_of_scene(*, scene: Scene, image: SatelliteImage | int) -> SatelliteIm
         if not scene.satellite_images.filter(id=image.id).exists():
             raise wrong
         return image
-    # By hand: the ORM's form of this read cost more to build than to run (annotator.hotpath).
-    found = hotpath.image_of_scene(scene_id=scene.id, image_id=image)
+    checked = getattr(scene, hotpath.CHECKED_IMAGE, None)
+    if checked is not None and checked[0] == image:  # read with the scene (marking.selectors)
+        found = checked[1]
+    else:  # by hand: the ORM's form of this read cost more to build than to run (annotator.hotpath)
+        found = hotpath.image_of_scene(scene_id=scene.id, image_id=image)
     if found is None:
         raise wrong
     return found

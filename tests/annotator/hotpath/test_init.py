@@ -138,6 +138,37 @@ def test_the_scene_to_draw_on_is_the_orms_in_every_case(django_assert_num_querie
     assert hotpath.scene_to_draw_on(user=annotator, scene_id=elsewhere.id) is None  # not a member there
 
 
+def test_the_scene_to_draw_on_with_its_image_is_the_orms_two_reads_in_one(django_assert_num_queries: Any) -> None:
+    # given a scene with two images, an image of another scene, and users who may or may not draw
+    first, second = SatelliteImageFactory(), SatelliteImageFactory(width=640, height=480)
+    SatelliteImage.objects.filter(id=second.id).update(georef={"crs": "EPSG:32633", "transform": [1, 0, 5, 0, -1, 9]})
+    annotator, root, other = AnnotatorFactory(), AnnotatorFactory(is_superuser=True), AnnotatorFactory()
+    scene = SceneFactory(annotators=[annotator, root], satellite_images=[first, second])
+    foreign = SceneFactory(annotators=[other]).satellite_images.get()
+    fields = ["id", "width", "height", "georef"]
+    for user in (annotator, root, other):
+        for image_id in (first.id, second.id, foreign.id, 987_654):
+            # when the scene is read naming the image
+            with django_assert_num_queries(1):
+                fast = hotpath.scene_to_draw_on(user=user, scene_id=scene.id, image_id=image_id)
+            # then the scene is the ORM's scene, and the image kept on it the ORM's image of the scene
+            orm = _orm_scene(user, scene.id)
+            if orm is None:
+                assert fast is None, (user.username, image_id)
+                continue
+            assert fast is not None and (fast.id, fast.video.duration_s) == (orm.id, orm.video.duration_s)
+            orm_image = scene.satellite_images.filter(id=image_id).only(*fields).first()
+            named, found = getattr(fast, hotpath.CHECKED_IMAGE)
+            assert named == image_id
+            if orm_image is None:
+                assert found is None, (user.username, image_id)
+                continue
+            assert _fields(found, fields) == _fields(orm_image, fields)
+            assert found.get_deferred_fields() == orm_image.get_deferred_fields()
+    # and without an image named, nothing is kept on the scene
+    assert not hasattr(hotpath.scene_to_draw_on(user=annotator, scene_id=scene.id), hotpath.CHECKED_IMAGE)
+
+
 def test_the_labels_come_back_as_json_whatever_they_hold() -> None:
     labels = [{"name": "café ☕", "kind": "instance"}, {"name": "road", "kind": "region", "colour": None}]
     project = ProjectFactory(labels=labels)
