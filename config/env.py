@@ -108,11 +108,16 @@ LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO")
 HTTPS: bool = env.bool("SKYMARK_HTTPS", default=False)
 HSTS_SECONDS: int = env.int("HSTS_SECONDS", default=31_536_000 if HTTPS else 0)
 
-# gunicorn (config/gunicorn.py). WEB_CONCURRENCY is the name gunicorn and hosting platforms use. One
-# process per core: a process serves one request at a time (config/gunicorn_worker.py); its threads
-# stream responses to clients that read slowly.
+# gunicorn (config/gunicorn.py). WEB_CONCURRENCY is the name gunicorn and hosting platforms use. A
+# process serves one request at a time (config/gunicorn_worker.py); its threads stream responses to
+# clients that read slowly. On the embedded default SQLite runs inside the process, so one process
+# per core keeps the cores busy. With a database server a process's core is idle for every round
+# trip it waits on, a quarter of a request's time once the requests became cheap: one process more
+# than the cores served 1.2x the units/s at the benchmark's size (bench/README.md, "One web process
+# more with a database server").
 # the cores this process may run on (Linux); elsewhere all the machine's
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-WEB_CONCURRENCY: int = env.int("WEB_CONCURRENCY", default=_CORES)
+_DATABASE_SERVER = bool(DATABASE_URL) and not DATABASE_URL.startswith("sqlite")
+WEB_CONCURRENCY: int = env.int("WEB_CONCURRENCY", default=_CORES + 1 if _DATABASE_SERVER else _CORES)
 WEB_THREADS: int = env.int("WEB_THREADS", default=8)
 WEB_TIMEOUT: int = env.int("WEB_TIMEOUT", default=120)

@@ -118,3 +118,25 @@ def test_prepared_statements_can_be_turned_off_for_a_pooler(tmp_path: Path) -> N
     assert on.returncode == 0 and off.returncode == 0, on.stderr + off.stderr
     assert "('prepare_threshold', 2), ('server_side_binding', True)" in on.stdout.splitlines()[-1]
     assert "server_side_binding" not in off.stdout.splitlines()[-1]
+
+
+def test_a_database_server_gets_one_web_process_more_than_the_cores(tmp_path: Path) -> None:
+    # A process waits idle on every round trip to a database server; SQLite runs inside the process.
+    show = "import os; from config import env; print(env.WEB_CONCURRENCY, len(os.sched_getaffinity(0)))"
+    url = "postgres://postgres@127.0.0.1:5432/test"
+    environments = {
+        "embedded": {"DATABASE_URL": ""},  # whatever the tests run on
+        "sqlite url": {"DATABASE_URL": f"sqlite:///{tmp_path}/x.sqlite3"},
+        "postgres": {"DATABASE_URL": url},
+        "set": {"DATABASE_URL": url, "WEB_CONCURRENCY": "5"},
+    }
+    runs = {
+        name: _manage("shell", "-c", show, data_dir=tmp_path, SECRET_KEY=LONG_KEY, **extra)
+        for name, extra in environments.items()
+    }
+    got = {}
+    for name, run in runs.items():
+        assert run.returncode == 0, run.stderr
+        processes, cores = map(int, run.stdout.split()[-2:])
+        got[name] = processes - cores if name != "set" else processes
+    assert got == {"embedded": 0, "sqlite url": 0, "postgres": 1, "set": 5}
