@@ -112,9 +112,9 @@ HSTS_SECONDS: int = env.int("HSTS_SECONDS", default=31_536_000 if HTTPS else 0)
 # process serves one request at a time (config/gunicorn_worker.py); its threads stream responses to
 # clients that read slowly. On the embedded default SQLite runs inside the process, so one process
 # per core keeps the cores busy. With a database server a process's core is idle for every round
-# trip it waits on, a quarter of a request's time once the requests became cheap: one process more
-# than the cores served 1.2x the units/s at the benchmark's size (bench/README.md, "One web process
-# more with a database server").
+# trip it waits on, a large share of a request's time once the requests became cheap: one process
+# more than the cores served 1.09x the units/s at the benchmark's size with every 8-client p99 lower
+# (0.77-0.88x), for 120 MB more (bench/README.md, "One web process more with a database server").
 # the cores this process may run on (Linux); elsewhere all the machine's
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 _DATABASE_SERVER = bool(DATABASE_URL) and not DATABASE_URL.startswith("sqlite")
