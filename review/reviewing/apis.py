@@ -113,7 +113,11 @@ class ReviewDecisionApi(APIView):
     @extend_schema(request=ReviewDecisionInputSerializer, responses=ReviewOutputSerializer)
     def post(self, request: Request, review_id: int) -> Response:
         data = self.ReviewDecisionInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        if not data.is_valid():
+            # Another's review is not found, whatever the body: scope before field errors. Read
+            # here only for a body that fails; a valid one is found as the service locks it.
+            get_object_or_404(selectors.reviews_of_reviewer(reviewer=request.user), id=review_id)
+            data.is_valid(raise_exception=True)
         v = data.validated_data
         # By id: the service reads it through the reviewer's own reviews as it locks it (404 otherwise).
         review = review_decide(

@@ -216,6 +216,8 @@ def test_a_decision_finds_only_the_reviewers_own_review_in_their_projects(item, 
     approve = {"decision": "approve"}
     # then another reviewer deciding it, or an id that is nobody's, is not found, and nothing is written
     assert api(second_reviewer).post(f"/api/reviews/{review}/decision/", approve).status_code == 404
+    assert api(second_reviewer).post(f"/api/reviews/{review}/decision/", {"decision": "?"}).status_code == 404
+    assert api(reviewer).post(f"/api/reviews/{review}/decision/", {"decision": "?"}).status_code == 400
     assert api(reviewer).post(f"/api/reviews/{review + 10_000}/decision/", approve).status_code == 404
     # and once the reviewer leaves the item's project, their own review is not found either
     ProjectMembership.objects.filter(user=reviewer, project_id=item.scene.project_id).delete()
