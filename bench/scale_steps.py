@@ -50,8 +50,15 @@ VIEWS_BETWEEN = """
 import datetime, json
 from annotator.models import ModelView
 a, b = (datetime.datetime.fromtimestamp(t, datetime.timezone.utc) for t in ({start}, {end}))
+# How long the views queued in the window waited to be stored, for those stored in it: a worker that
+# keeps up holds this near a claim's time; one that falls behind makes it grow with the window.
+waits = sorted((f - c).total_seconds() for c, f in ModelView.objects.filter(
+    created_at__range=(a, b), state="succeeded", finished_at__lte=b).values_list("created_at", "finished_at"))
 print(json.dumps({{"queued": ModelView.objects.filter(created_at__range=(a, b)).count(),
-                  "stored": ModelView.objects.filter(state="succeeded", finished_at__range=(a, b)).count()}}))
+                  "stored": ModelView.objects.filter(state="succeeded", finished_at__range=(a, b)).count(),
+                  "left": ModelView.objects.filter(created_at__lte=b).exclude(state="succeeded").count(),
+                  "wait_p50": waits[len(waits) // 2] if waits else None,
+                  "wait_p99": waits[int(len(waits) * 0.99)] if waits else None}}))
 """
 # The release build through its public entry points (as bench/release.py calls them); adapt here
 # when the build's entry points change.
@@ -185,6 +192,10 @@ def _step_units_with_views(s: Served, clients: int, n: int) -> None:
     s.figures[f"{clients} cl with the views worker: units (items compiled)/s"] = clients * n / wall
     s.figures[f"{clients} cl with the views worker: views queued/s"] = got["queued"] / (ended - began)
     s.figures[f"{clients} cl with the views worker: views stored/s"] = got["stored"] / (ended - began)
+    s.figures[f"{clients} cl with the views worker: views not yet stored at the end"] = got["left"]
+    if got["wait_p50"] is not None:
+        s.figures[f"{clients} cl with the views worker: view wait p50 s"] = got["wait_p50"]
+        s.figures[f"{clients} cl with the views worker: view wait p99 s"] = got["wait_p99"]
 
 
 def _step_views(s: Served, seconds: float) -> None:
