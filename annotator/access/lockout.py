@@ -82,9 +82,12 @@ class LockoutBackend(ModelBackend):
         return user
 
     def get_user(self, user_id: Any) -> Any:
-        """The signed-in user of a session, with their roles, in one query (annotator.hotpath):
-        every request with a session asks this."""
+        """The signed-in user of a session, with their roles: read with the session's row when a
+        request's session is being authenticated, else in one query (annotator.hotpath)."""
+        from annotator.access.sessions import NOT_READ, user_read_with_session
         from annotator.hotpath import user_with_roles  # the models are loaded once a request comes
 
-        user = user_with_roles(user_id)
+        user = user_read_with_session(user_id)  # read with the session row (annotator.access.sessions)
+        if user is NOT_READ:
+            user = user_with_roles(user_id)
         return user if user is not None and self.user_can_authenticate(user) else None

@@ -1,9 +1,10 @@
 """Hand-written SQL for the reads every mark save makes: the signed-in user with their roles
 (every request with a session), and the scene the mark goes on (with its video's length and its
 project's labels) together with the image it is drawn on; and for the read the workspace makes
-most, an annotator's page of their marks on a scene. The package holds every read written by hand, and
-nothing else does: an annotator's items list (`items`), a reviewer's queue (`queue`), and the one
-way their rows become model instances (`rows`). Everything else goes through the ORM.
+most, an annotator's page of their marks on a scene. The package holds every read written by hand,
+and nothing else does: a request's session with its user (`session`), an annotator's items list
+(`items`), a reviewer's queue (`queue`), and the one way their rows become model instances (`rows`).
+Everything else goes through the ORM.
 
 Why: building and compiling these queries cost Django far more than running them. Under the
 8-client unit load (`bench/scale.py --profile`) the user and its roles took 13 % of the request
@@ -57,8 +58,9 @@ def _q(alias: str, model: Any, field: str | None = None) -> str:
     return table if field is None else f"{table}.{quote(model._meta.get_field(field).column)}"
 
 
-@functools.cache
-def _user_sql(alias: str) -> str:
+def user_columns_and_roles(alias: str) -> tuple[str, str]:
+    """The user's columns (in field order) with a last one, its group's name, and the LEFT JOINs
+    after the user's table that give a row per group (one with NULL when it has none)."""
     user_model: Any = get_user_model()
     groups = user_model._meta.get_field("groups")
     via: Any = groups.remote_field.through
@@ -66,28 +68,42 @@ def _user_sql(alias: str) -> str:
     mine, theirs = groups.m2m_field_name(), groups.m2m_reverse_field_name()
     columns = ", ".join(_q(alias, user_model, f.name) for f in user_model._meta.concrete_fields)
     role = connections[alias].ops.quote_name(ROLE)
-    return (
-        f"SELECT {columns}, {_q(alias, group, 'name')} AS {role} "  # noqa: S608 - see _q
-        f"FROM {_q(alias, user_model)} "
+    joins = (
         f"LEFT JOIN {_q(alias, via)} ON {_q(alias, via, mine)} = {_q(alias, user_model, 'id')} "
         f"LEFT JOIN {_q(alias, group)} ON {_q(alias, group, 'id')} = {_q(alias, via, theirs)} "
+    )
+    return f"{columns}, {_q(alias, group, 'name')} AS {role}", joins
+
+
+@functools.cache
+def _user_sql(alias: str) -> str:
+    user_model: Any = get_user_model()
+    columns, joins = user_columns_and_roles(alias)
+    return (
+        f"SELECT {columns} FROM {_q(alias, user_model)} {joins}"  # noqa: S608 - see _q
         f"WHERE {_q(alias, user_model, 'id')} = %s"
     )
+
+
+def user_from_rows(alias: str, rows: list[tuple[Any, ...]]) -> Any:
+    """The user with their roles from the rows of `user_columns_and_roles` (the user's columns,
+    then the group's name), or None when they hold no user (the LEFT JOIN found none)."""
+    if not rows or rows[0][0] is None:
+        return None
+    user_model = get_user_model()
+    # through the rows' one reader (rows.py), not a RawQuerySet: 37 against 80-90 us (every request
+    # with a session asks this)
+    user = instance(alias, user_model, field_names(user_model), rows[0][:-1])
+    roles_remember(user, {row[-1] for row in rows if row[-1] is not None})
+    return user
 
 
 def user_with_roles(user_id: Any) -> Any | None:
     """The user with this primary key, or None, with their roles known (annotator.access.roles),
     in one query. As the ORM: `User.objects.get(pk=user_id)`, then `user.groups.values_list("name")`."""
-    user_model = get_user_model()
-    alias = router.db_for_read(user_model)
-    fetched = fetch(alias, _user_sql(alias), [user_id])  # a row per group; the user's columns repeat
-    if not fetched:
-        return None
-    # through the rows' one reader (rows.py), not a RawQuerySet: 37 against 80-90 us (every request
-    # with a session asks this)
-    user = instance(alias, user_model, field_names(user_model), fetched[0][:-1])
-    roles_remember(user, {row[-1] for row in fetched if row[-1] is not None})
-    return user
+    alias = router.db_for_read(get_user_model())
+    # a row per group; the user's columns repeat
+    return user_from_rows(alias, fetch(alias, _user_sql(alias), [user_id]))
 
 
 # what scene_to_draw_on reads of the scene, in the model's field order (as rows.instance takes them)

@@ -7,6 +7,7 @@ from .marks import Item, Mark
 from .media import Keyframe, MediaJob, SatelliteImage, TelemetrySample, TelemetryTrack, Video
 from .projects import DEFAULT_PROJECT_SLUG, Project, ProjectMembership, project_default_id
 from .scenes import Assignment, Scene
+from .sessions import Session
 
 __all__ = [
     "DEFAULT_PROJECT_SLUG",
@@ -26,6 +27,7 @@ __all__ = [
     "ProjectMembership",
     "SatelliteImage",
     "Scene",
+    "Session",
     "TelemetrySample",
     "TelemetryTrack",
     "TrackingJob",

@@ -37,6 +37,7 @@ SEEDED_TABLES = frozenset(
         "annotator_phrasing",
         "annotator_project",
         "django_session",
+        "skymark_session",
         "review_rejectionreason",
         "review_reviewpolicy",
     }

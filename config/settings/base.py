@@ -52,7 +52,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "annotator.access.sessions.SessionUserMiddleware",  # Django's, the user read with the session
     "django.contrib.messages.middleware.MessageMiddleware",
     "annotator.middleware.PathIdRangeMiddleware",
     "annotator.middleware.DatabaseUnavailableMiddleware",

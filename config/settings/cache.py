@@ -2,10 +2,10 @@
 
 Redis when REDIS_URL is set; otherwise files under the data folder, which every gunicorn process
 and the worker share (a per-process memory cache would let a session ended in one process live on
-in another). Sessions are read through the cache and written through to the database, so a
-request does not query the session table on every autosave. The Redis cache degrades to a miss
-while Redis is down (config/cache.py), so sessions then come from the database and writes such as
-saving a mark keep working.
+in another). Sessions are not in the cache: a request reads its session row and its user in one
+query (annotator.access.sessions), one round trip where the cache and the user's query made two.
+The Redis cache degrades to a miss while Redis is down (config/cache.py), so writes such as saving a
+mark keep working.
 """
 
 from config import env
@@ -27,4 +27,5 @@ else:
         }
     }
 
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# In the database, each read with its user in one query (annotator.access.sessions).
+SESSION_ENGINE = "annotator.access.sessions"
