@@ -19,6 +19,10 @@ if env.DATABASE_URL:
         DATABASES["default"]["OPTIONS"] = dict(SQLITE_OPTIONS)
         DATABASES["default"]["CONN_MAX_AGE"] = 600
     else:
+        if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+            # Django's PostgreSQL backend, its health check made without a round trip while the
+            # connection is quiet (config/postgresql/base.py).
+            DATABASES["default"]["ENGINE"] = "config.postgresql"
         DATABASES["default"]["CONN_MAX_AGE"] = 60
         DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
         if env.DB_PREPARED_STATEMENTS:
