@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import F
 
+from annotator import hotpath
 from annotator.compiling.qa import get_template, registered_tasks
 from annotator.compiling.qa.wording import Phrasebook, Wording, placeholders
 from annotator.models import Phrasing
@@ -33,9 +33,8 @@ def builtin_phrasings() -> Iterator[tuple[str, str, int, str]]:
 def phrasebook_load(*, task: str) -> Phrasebook:
     """The enabled phrasings of a task by polarity, built-in ones in template order, then the added ones."""
     book: dict[tuple[str, str], list[Wording]] = defaultdict(list)
-    rows = Phrasing.objects.filter(task=task, enabled=True).order_by(F("builtin_index").asc(nulls_last=True), "id")
-    for row in rows:
-        book[(row.task, row.polarity)].append(Wording(row.text, row.builtin_index, row.id))
+    for polarity, text, builtin_index, pk in hotpath.phrasings_of_task(task=task):  # read by hand: every compile asks
+        book[(task, polarity)].append(Wording(text, builtin_index, pk))
     return book
 
 

@@ -3,7 +3,8 @@
 project's labels) together with the image it is drawn on; and for the read the workspace makes
 most, an annotator's page of their marks on a scene. The package holds every read written by hand,
 and nothing else does: a request's session with its user (`session`), an annotator's items list
-(`items`), a reviewer's queue (`queue`), and the one way their rows become model instances (`rows`).
+(`items`), a reviewer's queue (`queue`), a compile's phrasings (`phrasings_of_task`), and the one
+way their rows become model instances (`rows`).
 Everything else goes through the ORM.
 
 Why: building and compiling these queries cost Django far more than running them. Under the
@@ -43,7 +44,7 @@ from django.db import connections, router
 from annotator.access.roles import roles_remember
 from annotator.compiling.lifecycle import OPEN_STATES
 from annotator.hotpath.rows import fetch, field_names, instance
-from annotator.models import Item, Mark, Project, ProjectMembership, SatelliteImage, Scene, Video
+from annotator.models import Item, Mark, Phrasing, Project, ProjectMembership, SatelliteImage, Scene, Video
 from annotator.models.scenes import Assignment
 
 # The name of the user query's extra column: a group's name, one row per group.
@@ -335,3 +336,30 @@ def marks_to_compile(*, user: Any, mark_ids: list[int]) -> list[Mark]:
         mark.assigned = bool(row[n + m])  # type: ignore[attr-defined]
         marks.append(mark)
     return marks
+
+
+def phrasings_of_task(*, task: str) -> list[tuple[str, str, int | None, int]]:
+    """(polarity, text, builtin_index, id) of the task's enabled phrasings, built-in ones in
+    template order, then the added ones by id. Every compile reads these; built and compiled by
+    the ORM the read was 5 % of the web processes' CPU samples under the 8-client unit load on
+    PostgreSQL, about all of it building the query (bench/README.md, "The health check without a
+    round trip"). As the ORM (what compiling.phrasings.phrasebook_load read):
+
+        Phrasing.objects.filter(task=task, enabled=True)
+            .order_by(F("builtin_index").asc(nulls_last=True), "id")
+            .values_list("polarity", "text", "builtin_index", "id")
+    """
+    alias = router.db_for_read(Phrasing)
+    rows = fetch(alias, _phrasings_sql(alias), [task, True])
+    return [(str(polarity), str(text), index, pk) for polarity, text, index, pk in rows]
+
+
+@functools.cache
+def _phrasings_sql(alias: str) -> str:
+    index = _q(alias, Phrasing, "builtin_index")
+    return (
+        f"SELECT {_q(alias, Phrasing, 'polarity')}, {_q(alias, Phrasing, 'text')}, {index}, "  # noqa: S608 - see _q
+        f"{_q(alias, Phrasing, 'id')} FROM {_q(alias, Phrasing)} "
+        f"WHERE {_q(alias, Phrasing, 'task')} = %s AND {_q(alias, Phrasing, 'enabled')} = %s "
+        f"ORDER BY {index} IS NULL, {index}, {_q(alias, Phrasing, 'id')}"
+    )
