@@ -36,6 +36,7 @@ from annotator.compiling.services import (
     item_withdraw,
 )
 from annotator.compiling.tasks import views_render_in_process
+from annotator.inputs import FieldsCopied
 from annotator.models import Item, ModelView
 from annotator.pagination import Pages, paginate
 from annotator.parsers import INT64_MAX, query_id
@@ -58,7 +59,7 @@ def _item(request: Request, item_id: int) -> dict[str, Any]:
 
 
 class ItemListApi(APIView):
-    class ItemCompileInputSerializer(serializers.Serializer):
+    class ItemCompileInputSerializer(FieldsCopied, serializers.Serializer):
         task = serializers.ChoiceField(choices=Item.Task.choices)
         mark_ids = MarkIds
         seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=INT64_MAX)

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from annotator.access.permissions import IsAnnotator, IsAssignedToScene, IsAuthor
 from annotator.conditional import conditional
+from annotator.inputs import FieldsCopied
 from annotator.intake.selectors import scene_get_bare
 from annotator.marking import selectors
 from annotator.marking.serializers import MarkOutputSerializer, mark_feature
@@ -23,7 +24,7 @@ from annotator.pagination import Pages, paginate
 from annotator.parsers import INT64_MAX
 
 
-class MarkInputSerializer(serializers.Serializer):
+class MarkInputSerializer(FieldsCopied, serializers.Serializer):
     satellite_image = serializers.IntegerField(min_value=1, max_value=INT64_MAX)
     kind = serializers.ChoiceField(choices=Mark.Kind.choices)
     geometry = serializers.JSONField()
@@ -95,7 +96,7 @@ class MarkDetailApi(APIView):
     """Anyone who may see a mark reads it; only its author, on a scene still assigned to them,
     changes or deletes it (and only while the item lifecycle has not locked it)."""
 
-    class MarkUpdateInputSerializer(serializers.Serializer):
+    class MarkUpdateInputSerializer(FieldsCopied, serializers.Serializer):
         version = serializers.IntegerField(min_value=1, max_value=INT64_MAX)
         geometry = serializers.JSONField(required=False)
         label = serializers.CharField(max_length=64, required=False)  # type: ignore[assignment]
