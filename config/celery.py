@@ -3,11 +3,13 @@
 Every worker also looks after work whose worker vanished: on start and then every half lease it
 sends again the jobs, release builds and model views whose lease ran out, and the work the broker
 could not take earlier (it was down). No beat process is needed: any running worker does it, and the database
-decides which one takes each job."""
+decides which one takes each job. The same loop deletes expired sessions once an hour (several workers doing
+it at once delete nothing twice)."""
 
 import logging
 import os
 import threading
+import time
 
 from celery import Celery
 from celery.signals import worker_ready, worker_shutdown
@@ -27,6 +29,7 @@ app.autodiscover_tasks(["annotator.processing", "annotator.compiling", "annotato
 
 log = logging.getLogger(__name__)
 _stop = threading.Event()
+SESSIONS_CLEAR_EVERY_S = 3600.0
 
 
 def recover_once() -> int:
@@ -38,14 +41,27 @@ def recover_once() -> int:
     return jobs_recover() + releases_recover() + views_recover()
 
 
+def sessions_clear_when_due(due: float, now: float) -> float:
+    """Delete expired sessions if `due` (a monotonic time) has come; returns when next to."""
+    if now < due:
+        return due
+    from annotator.access.sessions import sessions_clear_expired
+
+    if cleared := sessions_clear_expired():
+        log.info("deleted %d expired session(s)", cleared)
+    return now + SESSIONS_CLEAR_EVERY_S
+
+
 def _recover_loop(every: float) -> None:
     from django.db import connections
 
+    sessions_due = 0.0
     try:
         while True:
             try:
                 if sent := recover_once():
                     log.warning("sent again %d job(s) whose worker vanished or that were never queued", sent)
+                sessions_due = sessions_clear_when_due(sessions_due, time.monotonic())
             except Exception:  # the database or broker is down: try again next round
                 log.warning("looking for lost jobs failed", exc_info=True)
             if _stop.wait(every):

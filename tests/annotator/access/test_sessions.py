@@ -140,3 +140,22 @@ def test_sessions_signed_in_before_the_migration_stay_signed_in() -> None:
     executor.migrate(executor.loader.graph.leaf_nodes())
     # then the live session is carried over with its user; the expired and the unreadable are not
     assert list(Session.objects.values_list("session_key", "user_id")) == [("k" * 32, user.id)]
+
+
+def test_the_workers_delete_expired_sessions_once_an_hour(annotator, other_annotator) -> None:
+    from config.celery import SESSIONS_CLEAR_EVERY_S, sessions_clear_when_due
+
+    # given a live session, one just expired, and one expired long ago
+    live, _ = _signed_in(annotator)
+    _, just = _signed_in(other_annotator)
+    _, old = _signed_in(annotator)
+    now = timezone.now()
+    Session.objects.filter(session_key=just.session_key).update(expire_date=now - timedelta(seconds=1))
+    Session.objects.filter(session_key=old.session_key).update(expire_date=now - timedelta(days=30))
+    # when the workers' loop comes by before it is due, nothing is deleted
+    assert sessions_clear_when_due(100.0, 99.0) == 100.0
+    assert Session.objects.count() == 3
+    # and when it is due, the expired ones go and the next time is an hour on
+    assert sessions_clear_when_due(100.0, 100.0) == 100.0 + SESSIONS_CLEAR_EVERY_S
+    assert list(Session.objects.values_list("session_key", flat=True)) == [live.session.session_key]
+    assert live.get("/api/scenes/").status_code == 200
