@@ -91,12 +91,15 @@ def _record(s: Served, prefix: str, lat: dict[str, list[float]]) -> None:
 @contextlib.contextmanager
 def _profiled(s: Served, name: str, clients: int) -> Any:
     """With --profile DIR: py-spy samples every gunicorn process of this tree while the 8-client load
-    runs, written as DIR/NAME.svg (flame graph) and DIR/NAME.txt (collapsed stacks)."""
+    runs, written as DIR/NAME.svg (flame graph) and DIR/NAME.txt (collapsed stacks). Only the thread
+    holding the interpreter lock is sampled (--gil): a request thread waiting for the lock or for the
+    database keeps the frame it stopped in, and counted as busy it made long pure-Python stretches
+    (DRF's field copies) and every query look several times their share of the CPU."""
     if not PROFILE or clients != CLIENTS or s.name != "this tree" or s.web is None:
         yield
         return
     spies = [
-        subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--subprocesses",
+        subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--subprocesses", "--gil",
                           "--pid", str(s.web.pid), "--rate", "200",
                           "--format", fmt, "-o", str(Path(PROFILE) / f"{name}.{ext}")],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
