@@ -104,13 +104,3 @@ class SessionUserMiddleware(AuthenticationMiddleware):
     def process_request(self, request: HttpRequest) -> None:
         super().process_request(request)
         request.user = SimpleLazyObject(lambda: _user(request))  # type: ignore[assignment]
-
-
-def sessions_clear_expired() -> int:
-    """Delete the sessions past their expiry date, as Django's `clearsessions` does; returns how
-    many. Every signed-in browser leaves a row until it expires, and nothing else deletes one that
-    was never signed out of: the workers call this now and then (config/celery.py)."""
-    from annotator.models import Session
-
-    deleted, _ = Session.objects.filter(expire_date__lt=timezone.now()).delete()
-    return deleted

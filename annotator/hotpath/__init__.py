@@ -350,8 +350,7 @@ def phrasings_of_task(*, task: str) -> list[tuple[str, str, int | None, int]]:
             .values_list("polarity", "text", "builtin_index", "id")
     """
     alias = router.db_for_read(Phrasing)
-    rows = fetch(alias, _phrasings_sql(alias), [task, True])
-    return [(str(polarity), str(text), index, pk) for polarity, text, index, pk in rows]
+    return [tuple(row) for row in fetch(alias, _phrasings_sql(alias), [task, True])]  # type: ignore[misc]
 
 
 @functools.cache
