@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import F, Prefetch, Q, QuerySet
 from django.http import Http404
 
 from annotator.access.scopes import in_member_projects
 from annotator.hotpath.queue import ReviewQueue
+from annotator.hotpath.steps import assignment_of_step
 from annotator.models import Item
 from review.models import Adjudication, ItemRevision, Review, ReviewAssignment
 from review.reviewing.reasons import reason_labels
@@ -51,17 +52,18 @@ def review_next(*, reviewer: Any, after_item_id: int | None = None) -> Item | No
     return Item.objects.filter(id=queue[0]).first() if queue else None
 
 
-def _assigned(*, reviewer: Any, item_id: int) -> QuerySet[ReviewAssignment]:
-    """The reviewer's assignment on the item's current revision, if the item is of their projects
-    and not theirs."""
-    mine = ReviewAssignment.objects.filter(reviewer=reviewer, item_id=item_id, revision=F("item__revision"))
-    return in_member_projects(user=reviewer, qs=mine, path="item__scene__project").exclude(item__author=reviewer)
-
-
 def _found(assignment: ReviewAssignment | None) -> ReviewAssignment:
     if assignment is None:
         raise Http404("no such item in your queue")
     return assignment
+
+
+# The three reads below are one query each, written by hand (annotator.hotpath.steps: building and
+# compiling these querysets was most of a blind step's CPU). The rule they read: the reviewer's
+# assignment on the item's current revision, if the item is of their projects and not theirs,
+#
+#     ReviewAssignment.objects.filter(reviewer=reviewer, item_id=item_id, revision=F("item__revision"))
+#         .filter(item__scene__project_id__in=<their projects>).exclude(item__author=reviewer)
 
 
 def review_assignment_get(*, reviewer: Any, item_id: int) -> ReviewAssignment:
@@ -69,12 +71,12 @@ def review_assignment_get(*, reviewer: Any, item_id: int) -> ReviewAssignment:
     404 when there is none (other people's items, items not given to this reviewer, earlier rounds).
     The item's marks are not read here: a blind step shows none, and the answered page reads them
     when it shows them."""
-    return _found(_assigned(reviewer=reviewer, item_id=item_id).select_related("item__scene__video").first())
+    return _found(assignment_of_step(reviewer=reviewer, item_id=item_id, video=True))
 
 
 def review_item_get(*, reviewer: Any, item_id: int) -> Item:
     """The item of `review_assignment_get`, with its scene (a blind answer needs no video)."""
-    return _found(_assigned(reviewer=reviewer, item_id=item_id).select_related("item__scene").first()).item
+    return _found(assignment_of_step(reviewer=reviewer, item_id=item_id)).item
 
 
 def review_step_get(*, reviewer: Any, item_id: int) -> tuple[Item, Review | None]:
@@ -82,9 +84,7 @@ def review_step_get(*, reviewer: Any, item_id: int) -> tuple[Item, Review | None
     if they have answered. Whether there is one comes with the item, so a step not yet answered is
     one query (it was two, the second most often empty); a review, when there is one, knows its
     item (the answer shows the key from it)."""
-    answered = Review.objects.filter(item_id=OuterRef("item_id"), revision=OuterRef("revision"), reviewer=reviewer)
-    found = _assigned(reviewer=reviewer, item_id=item_id).select_related("item__scene")
-    assignment = _found(found.annotate(review_id=Subquery(answered.values("id")[:1])).first())
+    assignment = _found(assignment_of_step(reviewer=reviewer, item_id=item_id, answered=True))
     item, review_id = assignment.item, assignment.review_id  # type: ignore[attr-defined]
     if review_id is None:
         return item, None
