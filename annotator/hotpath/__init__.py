@@ -3,8 +3,8 @@
 project's labels) together with the image it is drawn on; and for the read the workspace makes
 most, an annotator's page of their marks on a scene. The package holds every read written by hand,
 and nothing else does: a request's session with its user (`session`), an annotator's items list
-(`items`), a reviewer's queue (`queue`) and blind steps (`steps`), a compile's phrasings (`phrasings_of_task`), and the one
-way their rows become model instances (`rows`).
+(`items`), a reviewer's queue (`queue`) and blind steps (`steps`), a compile's phrasings
+(`phrasings_of_task`), and the one way their rows become model instances (`rows`).
 Everything else goes through the ORM.
 
 Why: building and compiling these queries cost Django far more than running them. Under the
