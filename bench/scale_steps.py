@@ -121,7 +121,10 @@ def _step_units(s: Served, clients: int, n: int) -> None:
     s.figures[f"{clients} cl unit: units/s"] = clients * n / wall
     # CPU per unit: steadier than units/s where server, clients and others share the cores.
     s.figures[f"{clients} cl unit: server CPU ms/unit"] = cpu.server_s * 1000 / (clients * n)
+    s.figures[f"{clients} cl unit: server CPU in the kernel ms/unit"] = cpu.server_kernel_s * 1000 / (clients * n)
     s.figures[f"{clients} cl unit: client CPU ms/unit"] = cpu.clients_s * 1000 / (clients * n)
+    s.figures[f"{clients} cl unit: database and cache CPU ms/unit"] = cpu.services_s * 1000 / (clients * n)
+    s.figures[f"{clients} cl unit: machine busy CPU ms/unit"] = cpu.machine_s * 1000 / (clients * n)
     s.figures[f"{clients} cl unit: load average (1 min) after"] = os.getloadavg()[0]
     _record(s, f"{clients} cl", lat)
 
