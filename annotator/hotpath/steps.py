@@ -99,23 +99,28 @@ def _step_sql(alias: str, members_only: bool, video: bool, answered: bool) -> st
     )
 
 
-def assignment_of_step(*, reviewer: Any, item_id: int, video: bool = False, answered: bool = False) -> Any | None:
+def assignment_of_step(
+    *, reviewer: Any, item_id: int, video: bool = False, answered: bool = False, lock: bool = False
+) -> Any | None:
     """The reviewer's assignment on the item's current revision, if the item is of their projects
     (any project for a superuser) and not theirs, with `assignment.item.scene` loaded (and
     `.scene.video` with `video`), and with `answered` the id of their review of that revision as
-    `assignment.review_id` (None when they have not answered); None when there is no such
-    assignment. As the ORM (review.reviewing.selectors):
+    `assignment.review_id` (None when they have not answered); with `lock` the item's row locked (a
+    blind answer's); None when there is no such assignment. As the ORM (review.reviewing.selectors):
 
         _assigned(reviewer=reviewer, item_id=item_id).select_related("item__scene" or "item__scene__video")
             .annotate(review_id=Subquery(Review.objects.filter(item_id=OuterRef("item_id"),
                 revision=OuterRef("revision"), reviewer=reviewer).values("id")[:1]))   # with `answered`
+            .select_for_update(of=("item",))                                          # with `lock`
             .first()
     """
-    alias = router.db_for_read(_assignment_model())
+    ra = _assignment_model()
+    alias = router.db_for_write(ra) if lock else router.db_for_read(ra)
     members_only = not getattr(reviewer, "is_superuser", False)
     params = [reviewer.pk] if answered else []
     params += [item_id, reviewer.pk] + ([reviewer.pk] if members_only else []) + [reviewer.pk]
-    rows = fetch(alias, _step_sql(alias, members_only, video, answered), params)
+    sql = _step_sql(alias, members_only, video, answered) + (_lock(alias, (Item,)) if lock else "")
+    rows = fetch(alias, sql, params)
     if not rows:
         return None
     models = (_assignment_model(), Item, Scene, Video) if video else (_assignment_model(), Item, Scene)

@@ -81,10 +81,15 @@ class ReviewAnswerApi(APIView):
 
     @extend_schema(request=ReviewAnswerInputSerializer, responses={201: ReviewOutputSerializer})
     def post(self, request: Request, item_id: int) -> Response:
-        item = selectors.review_item_get(reviewer=request.user, item_id=item_id)
         data = self.ReviewAnswerInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        review = review_start(item=item, reviewer=request.user, **data.validated_data)
+        if not data.is_valid():
+            # An item not in this reviewer's queue is not found, whatever the body: scope before
+            # field errors. Read here only for a body that fails; a valid one is found as the
+            # service locks it.
+            selectors.review_item_get(reviewer=request.user, item_id=item_id)
+            data.is_valid(raise_exception=True)
+        # By id: the service finds it as the queue does, in the read that locks it (404 otherwise).
+        review = review_start(item=item_id, reviewer=request.user, **data.validated_data)
         return Response(ReviewOutputSerializer(review).data, status=status.HTTP_201_CREATED)
 
 

@@ -74,8 +74,11 @@ def test_a_steps_assignment_is_the_orms_in_every_case(django_assert_num_queries:
                     if with_review:
                         orm = orm.annotate(review_id=Subquery(answered.values("id")[:1]))
                     expected = orm.first()
-                    with django_assert_num_queries(1):
-                        fast = assignment_of_step(reviewer=who, item_id=item.id, video=video, answered=with_review)
+                    with transaction.atomic(), django_assert_num_queries(1):
+                        # locked or not, the same read (the lock: test_the_locked_reads_lock_the_orms_rows)
+                        fast = assignment_of_step(
+                            reviewer=who, item_id=item.id, video=video, answered=with_review, lock=with_review
+                        )
                         # what select_related loaded is there, with no query more
                         loaded = fast and (fast.item, fast.item.scene, fast.item.scene.video if video else None)
                     assert _values(fast) == _values(expected)
@@ -157,6 +160,14 @@ def test_the_locked_reads_lock_the_orms_rows_on_postgresql() -> None:
         assert _lock_taken("annotator_item", item.id)
         assert not _lock_taken("review_reviewassignment", assignment.id)  # of=("item",): the item only
     assert not _lock_taken("annotator_item", item.id)
+    with transaction.atomic():
+        assert assignment_of_step(reviewer=reviewer, item_id=item.id, lock=True) is not None
+        assert _lock_taken("annotator_item", item.id)
+        assert not _lock_taken("review_reviewassignment", assignment.id)
+        assert not _lock_taken("annotator_scene", item.scene_id)
+    with transaction.atomic():
+        assert assignment_of_step(reviewer=reviewer, item_id=item.id) is not None
+        assert not _lock_taken("annotator_item", item.id)  # unlocked unless asked
     with transaction.atomic():
         assert review_locked(reviewer=reviewer, review_id=review.id) is not None
         assert _lock_taken("review_review", review.id) and _lock_taken("annotator_item", item.id)

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from annotator.access.roles import ADJUDICATOR
 from annotator.models import Item, ProjectMembership
 from review.models import Review, ReviewAssignment
-from tests.factories import UserFactory
+from tests.factories import UserFactory, _add_roles
 from tests.review.flow import vote
 
 pytestmark = pytest.mark.django_db
@@ -69,6 +69,14 @@ def test_items_of_others_are_not_found(item, api) -> None:
     outsider = UserFactory(username="r9", roles=["reviewer"])
     assert api(outsider).get(f"/api/review/items/{item.id}/").status_code == 404
     assert api(outsider).post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "yes"}).status_code == 404
+    # scope before field errors: a body that fails is not told apart for an item not theirs
+    assert api(outsider).post(f"/api/review/items/{item.id}/answer/", {}).status_code == 404
+    # nor is an item of their own, even when they review too and it is assigned to them
+    author = item.author
+    _add_roles(author, True, ["reviewer"])
+    ReviewAssignment.objects.create(item=item, revision=item.revision, reviewer=author)
+    own = api(item.author).post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "yes"})
+    assert own.status_code == 404 and not Review.objects.filter(reviewer=item.author).exists()
 
 
 def test_reasons_come_from_the_taxonomy(reviewer, api) -> None:
@@ -239,10 +247,10 @@ def test_a_blind_step_reads_its_item_once_and_the_answer_locks_it_with_the_assig
     with django_assert_num_queries(1):
         blind = client.get(f"/api/review/items/{item.id}/").json()
     assert (blind["review"], "answer" in blind, "mark_ids" in blind) == (None, False, False)
-    # and answers: the same read; then the assignment and the item, locked in one query, and the review
-    # written, with no savepoint of its own (a second answer's conflict rolls back the answer's
-    # transaction, here its savepoint: the test's SAVEPOINT / RELEASE)
-    with django_assert_num_queries(1 + 1 + 1 + 2):
+    # and answers: the same read, locking the item (the scope check and the lock in one query), and
+    # the review written, with no savepoint of its own (a second answer's conflict rolls back the
+    # answer's transaction, here its savepoint: the test's SAVEPOINT / RELEASE)
+    with django_assert_num_queries(1 + 1 + 2):
         answered = client.post(f"/api/review/items/{item.id}/answer/", {"blind_answer": "yes"})
     assert (answered.status_code, answered.json()["answer_key"]) == (201, "yes")
     # then the item with their review (which knows its item: the key is read from it) and the marks
