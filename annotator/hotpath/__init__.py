@@ -257,10 +257,10 @@ class OwnMarks:
     def __getitem__(self, page: slice) -> list[Mark]:
         start = page.start or 0
         params = [self.user_id, *OPEN_STATES, self.scene_id, self.user_id, page.stop - start, start]
-        names, marks = field_names(Mark), []
+        names, marks, connection = field_names(Mark), [], connections[self.alias]
         n = len(names)
         for row in fetch(self.alias, _own_marks_sql(self.alias), params):
-            mark = instance(self.alias, Mark, names, row[:n])
+            mark = instance(self.alias, Mark, names, row[:n], connection)
             setattr(mark, IMAGE_GEOREF, row[n])  # text as stored, as the ORM's Subquery gives it
             # The ORM's Exists() converts SQLite's 0/1 to a boolean; a column read by hand comes as stored.
             setattr(mark, COPY_ON_EDIT, bool(row[n + 1]))
@@ -328,10 +328,10 @@ def marks_to_compile(*, user: Any, mark_ids: list[int]) -> list[Mark]:
     params = [user.pk, *([user.pk] if members_only else []), user.pk, *ids]
     names, image_names = field_names(Mark), field_names(SatelliteImage)
     n, m = len(names), len(image_names)
-    marks = []
+    marks, connection = [], connections[alias]
     for row in fetch(alias, _compile_marks_sql(alias, members_only, len(ids)), params):
-        mark = instance(alias, Mark, names, row[:n])
-        mark.satellite_image = instance(alias, SatelliteImage, image_names, row[n : n + m])
+        mark = instance(alias, Mark, names, row[:n], connection)
+        mark.satellite_image = instance(alias, SatelliteImage, image_names, row[n : n + m], connection)
         # the ORM's Exists() converts SQLite's 0/1 to a boolean; a column read by hand comes as stored
         mark.assigned = bool(row[n + m])  # type: ignore[attr-defined]
         marks.append(mark)

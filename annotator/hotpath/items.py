@@ -35,6 +35,7 @@ from collections import defaultdict
 from typing import Any
 
 from django.db import connections, router
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet
 
 from annotator.compiling.lifecycle import OPEN_STATES
@@ -121,8 +122,9 @@ def _marks_of(alias: str, item_ids: list[int]) -> dict[int, list[Mark]]:
         f"WHERE {_q(alias, via, 'item')} IN ({', '.join(['%s'] * len(item_ids))}) ORDER BY {_q(alias, Mark, 'id')}"
     )
     out: dict[int, list[Mark]] = defaultdict(list)
+    connection = connections[alias]
     for item_id, *values in fetch(alias, sql, item_ids):
-        out[item_id].append(instance(alias, Mark, _MARK_FIELDS, values))
+        out[item_id].append(instance(alias, Mark, _MARK_FIELDS, values, connection))
     return out
 
 
@@ -133,12 +135,12 @@ def _prefetched(alias: str, marks: list[Mark]) -> QuerySet[Mark]:
     return qs
 
 
-def _item_row(alias: str, row: Any) -> Item:
+def _item_row(alias: str, row: Any, connection: BaseDatabaseWrapper) -> Item:
     n, m = len(_ITEM_FIELDS), len(_VIEW_FIELDS)
-    item = instance(alias, Item, _ITEM_FIELDS, row[:n])
+    item = instance(alias, Item, _ITEM_FIELDS, row[:n], connection)
     view = row[n : n + m]
     if view[0] is not None:  # the LEFT JOIN found the item's model view
-        item.model_view = instance(alias, ModelView, _VIEW_FIELDS, view)
+        item.model_view = instance(alias, ModelView, _VIEW_FIELDS, view, connection)
     else:  # none yet: known to be none, as select_related leaves it (no query when read)
         Item.model_view.related.set_cached_value(item, None)  # type: ignore[attr-defined]
     extra = row[n + m :]
@@ -174,7 +176,8 @@ class OwnItemRows:
         start = page.start or 0
         sql = _page_sql(self.alias, *self._shape())
         params = [*COUNTS.values(), *self._where_params(), page.stop - start, start]
-        items = [_item_row(self.alias, row) for row in fetch(self.alias, sql, params)]
+        connection = connections[self.alias]
+        items = [_item_row(self.alias, row, connection) for row in fetch(self.alias, sql, params)]
         marks = _marks_of(self.alias, [i.id for i in items]) if items else {}
         for item in items:
             item._prefetched_objects_cache = {"marks": _prefetched(self.alias, marks.get(item.id, []))}  # type: ignore[attr-defined]

@@ -30,7 +30,8 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from django.db import router
+from django.db import connections, router
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 from annotator.hotpath import _in_member_projects, _q
 from annotator.hotpath.rows import converted, fetch
@@ -79,11 +80,12 @@ def _count_sql(alias: str, members_only: bool) -> str:
     return f"SELECT COUNT(*) {_where(alias, members_only)}"
 
 
-def _answer(alias: str, row: tuple[Any, ...]) -> dict[str, Any]:
+def _answer(alias: str, row: tuple[Any, ...], connection: BaseDatabaseWrapper) -> dict[str, Any]:
     """One row as BlindItemSerializer answers its item: the same keys in the same order, the same
     values (the options decoded from their JSON as the ORM decodes them)."""
     n = len(_ITEM_FIELDS)
-    item_id, scene_id, task, question, options, answer_format = converted(alias, Item, _ITEM_FIELDS, row[:n])
+    converted_row = converted(alias, Item, _ITEM_FIELDS, row[:n], connection)
+    item_id, scene_id, task, question, options, answer_format = converted_row
     (scene_name,) = row[n:]
     return {
         "id": item_id,
@@ -115,7 +117,8 @@ class ReviewQueue:
     def __getitem__(self, page: slice) -> list[dict[str, Any]]:
         start = page.start or 0
         rows = fetch(self.alias, _page_sql(self.alias, self.members_only), [*self._params(), page.stop - start, start])
-        return [_answer(self.alias, row) for row in rows]
+        connection = connections[self.alias]
+        return [_answer(self.alias, row, connection) for row in rows]
 
     def count(self) -> int:
         return int(fetch(self.alias, _count_sql(self.alias, self.members_only), self._params())[0][0])

@@ -65,10 +65,10 @@ def _lock(alias: str, models: tuple[Any, ...]) -> str:
 def _loaded(alias: str, models: tuple[Any, ...], row: tuple[Any, ...]) -> list[Any]:
     """One instance of each model from its columns in the row; each made the next one's relation
     (the assignment's item, the item's scene, the scene's video), as select_related leaves them."""
-    made, start = [], 0
+    made, start, connection = [], 0, connections[alias]
     for model in models:
         names = field_names(model)
-        made.append(instance(alias, model, names, row[start : start + len(names)]))
+        made.append(instance(alias, model, names, row[start : start + len(names)], connection))
         start += len(names)
     for holder, held, name in zip(made, made[1:], ("item", "scene", "video"), strict=False):
         setattr(holder, name, held)
@@ -219,9 +219,9 @@ def reviews_of_round(*, item_id: int, revision: int) -> list[Any]:
     """
     review = _review_model()
     alias = router.db_for_read(review)
-    names, made = field_names(review), []
+    names, made, connection = field_names(review), [], connections[alias]
     for row in fetch(alias, _round_sql(alias), [item_id, revision]):
-        one = instance(alias, review, names, row[:-1])
+        one = instance(alias, review, names, row[:-1], connection)
         setattr(one, ASSIGNED, row[-1])
         made.append(one)
     return made
