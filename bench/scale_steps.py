@@ -139,6 +139,7 @@ def _per_request_cpu(
     s.figures[f"{clients} cl {what}: requests/s"] = requests / wall
     s.figures[f"{clients} cl {what}: server CPU ms/request"] = cpu.server_s * 1000 / max(requests, 1)
     s.figures[f"{clients} cl {what}: client CPU ms/request"] = cpu.clients_s * 1000 / max(requests, 1)
+    s.figures[f"{clients} cl {what}: database and cache CPU ms/request"] = cpu.services_s * 1000 / max(requests, 1)
 
 
 def _step_reads(s: Served, clients: int, n: int) -> None:
