@@ -1,5 +1,6 @@
 """A reviewer's blind step by hand: the assignment with its item and scene that the blind item page
-and the blind answer read, the assignment a blind answer locks, and the review a decision locks.
+and the blind answer read (and lock), the assignment a blind answer locks, the review a decision
+locks, and the round's reviews a decision settles.
 
 Why: in-process on the `--scale 0.05` seed on PostgreSQL (py-spy on the review steps' loop: queue,
 blind item, answer, decision) these four reads, one query each, took about 45 % of the steps'
@@ -75,10 +76,15 @@ def _loaded(alias: str, models: tuple[Any, ...], row: tuple[Any, ...]) -> list[A
     return made
 
 
+def _step_models(video: bool) -> tuple[Any, ...]:
+    """The tables a step's read loads, in the row's order."""
+    return (_assignment_model(), Item, Scene, Video) if video else (_assignment_model(), Item, Scene)
+
+
 @functools.cache
 def _step_sql(alias: str, members_only: bool, video: bool, answered: bool) -> str:
     ra, review = _assignment_model(), _review_model()
-    models = (ra, Item, Scene, Video) if video else (ra, Item, Scene)
+    models = _step_models(video)
     extra = ""
     if answered:
         extra = (
@@ -108,7 +114,10 @@ def assignment_of_step(
     `assignment.review_id` (None when they have not answered); with `lock` the item's row locked (a
     blind answer's); None when there is no such assignment. As the ORM (review.reviewing.selectors):
 
-        _assigned(reviewer=reviewer, item_id=item_id).select_related("item__scene" or "item__scene__video")
+        ReviewAssignment.objects.filter(reviewer=reviewer, item_id=item_id, revision=F("item__revision"))
+            .filter(item__scene__project_id__in=<their projects>)                    # none for a superuser
+            .exclude(item__author=reviewer)
+            .select_related("item__scene" or "item__scene__video")
             .annotate(review_id=Subquery(Review.objects.filter(item_id=OuterRef("item_id"),
                 revision=OuterRef("revision"), reviewer=reviewer).values("id")[:1]))   # with `answered`
             .select_for_update(of=("item",))                                          # with `lock`
@@ -123,8 +132,7 @@ def assignment_of_step(
     rows = fetch(alias, sql, params)
     if not rows:
         return None
-    models = (_assignment_model(), Item, Scene, Video) if video else (_assignment_model(), Item, Scene)
-    assignment = _loaded(alias, models, rows[0])[0]
+    assignment = _loaded(alias, _step_models(video), rows[0])[0]
     if answered:
         assignment.review_id = rows[0][-1]
     return assignment
